@@ -1,0 +1,16 @@
+use criterion::{Criterion, criterion_group, criterion_main};
+use evalearn::game::checkers::Checkers;
+use evalearn::game::{Game, perft::perft};
+
+fn bench_perft(c: &mut Criterion) {
+    let start = Checkers::start();
+    assert_eq!(perft(&start, 11), 105_491_257);
+    let mut group = c.benchmark_group("perft");
+    group.sample_size(10);
+    group.bench_function("start_depth_9", |b| b.iter(|| perft(&start, 9)));
+    group.bench_function("start_depth_11", |b| b.iter(|| perft(&start, 11)));
+    group.finish();
+}
+
+criterion_group!(benches, bench_perft);
+criterion_main!(benches);

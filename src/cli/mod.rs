@@ -1,0 +1,85 @@
+//! The `evalearn` command line: one binary, one subcommand per job.
+
+mod perft;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::game::Game;
+use crate::game::checkers::Checkers;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "evalearn",
+    version,
+    about = "Learns evaluation functions for Brazilian draughts by self-play",
+    propagate_version = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Count the leaf nodes of the move tree (move-generator check and speed test)
+    Perft(perft::PerftArgs),
+    /// List the legal moves of a position, one per line
+    Moves(perft::MovesArgs),
+}
+
+/// A failed command: the message for stderr and the exit status.
+#[derive(Debug)]
+pub struct CliError {
+    pub message: String,
+    pub status: u8,
+}
+
+impl CliError {
+    /// Bad arguments or malformed input: exit status 2.
+    pub fn input(message: impl Into<String>) -> CliError {
+        CliError {
+            message: message.into(),
+            status: 2,
+        }
+    }
+
+    /// The command could not do its work (I/O and the like): exit status 1.
+    pub fn failure(message: impl Into<String>) -> CliError {
+        CliError {
+            message: message.into(),
+            status: 1,
+        }
+    }
+}
+
+/// Parses the arguments, runs the command and returns the exit status.
+pub fn run() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return ExitCode::from(if err.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let result = match cli.command {
+        Command::Perft(args) => perft::perft(args),
+        Command::Moves(args) => perft::moves(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {}", err.message);
+            ExitCode::from(err.status)
+        }
+    }
+}
+
+/// Reads `--fen`, or the start position when absent.
+fn position_arg(fen: Option<&str>) -> Result<Checkers, CliError> {
+    match fen {
+        None => Ok(Checkers::start()),
+        Some(text) => Checkers::parse_position(text).map_err(|e| CliError::input(e.to_string())),
+    }
+}

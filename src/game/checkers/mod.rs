@@ -1,0 +1,370 @@
+//! Brazilian draughts: international rules on the 8×8 board (flying kings, men capture
+//! backwards, the capture taking the most pieces is compulsory). Rules digest:
+//! `../shared/spec/brazilian-rules.md`.
+
+pub mod board;
+mod movegen;
+mod notation;
+pub mod pdn;
+
+pub use board::{Dir, Square, Squares};
+pub use notation::{FenError, MoveError};
+
+use crate::game::{Game, MoveList, Outcome, Side};
+use board::{BLACK_CROWN, WHITE_CROWN};
+
+pub const WHITE: Side = Side::First;
+pub const BLACK: Side = Side::Second;
+
+/// Most pieces a side can have (the start position's count).
+pub const MAX_PIECES_PER_SIDE: u32 = 12;
+
+/// A Brazilian draughts position: three bitboards (see [`board`] for the layout) and the
+/// side to move.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Checkers {
+    white: u64,
+    black: u64,
+    kings: u64,
+    side: Side,
+}
+
+/// A move: start and end square and the set of captured pieces (two capture paths with
+/// the same three are the same move). Packed into one word: captured bitboard in bits
+/// 0..35, start bit index in bits 40..46, end bit index in bits 48..54.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Move(u64);
+
+const CAPTURED_MASK: u64 = (1 << 35) - 1;
+const FROM_SHIFT: u32 = 40;
+const TO_SHIFT: u32 = 48;
+
+impl Move {
+    /// From single-bit boards of the start and end squares and the captured bitboard.
+    #[inline(always)]
+    const fn from_bits(from: u64, to: u64, captured: u64) -> Move {
+        Move(
+            captured
+                | (from.trailing_zeros() as u64) << FROM_SHIFT
+                | (to.trailing_zeros() as u64) << TO_SHIFT,
+        )
+    }
+
+    #[inline(always)]
+    const fn start_bit_index(self) -> u32 {
+        ((self.0 >> FROM_SHIFT) & 63) as u32
+    }
+
+    #[inline(always)]
+    const fn end_bit_index(self) -> u32 {
+        ((self.0 >> TO_SHIFT) & 63) as u32
+    }
+
+    pub fn from(self) -> Square {
+        // Moves are only built by the generator, from squares on the board.
+        Square::from_bit_index(self.start_bit_index()).expect("a move starts on the board")
+    }
+
+    pub fn to(self) -> Square {
+        Square::from_bit_index(self.end_bit_index()).expect("a move ends on the board")
+    }
+
+    /// Bitboard of the captured pieces.
+    #[inline(always)]
+    pub const fn captured_bits(self) -> u64 {
+        self.0 & CAPTURED_MASK
+    }
+
+    /// The captured squares, in PDN order.
+    pub fn captured(self) -> Squares {
+        Squares(self.captured_bits())
+    }
+
+    #[inline(always)]
+    pub const fn is_capture(self) -> bool {
+        self.captured_bits() != 0
+    }
+
+    pub const fn capture_count(self) -> u32 {
+        self.captured_bits().count_ones()
+    }
+}
+
+impl std::fmt::Debug for Move {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.from().number())?;
+        if self.is_capture() {
+            write!(f, "x{}", self.to().number())?;
+            let caps: Vec<String> = self.captured().map(|s| s.number().to_string()).collect();
+            write!(f, "[{}]", caps.join(","))
+        } else {
+            write!(f, "-{}", self.to().number())
+        }
+    }
+}
+
+/// What stands on a square.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Piece {
+    Man(Side),
+    King(Side),
+}
+
+impl Piece {
+    pub const fn side(self) -> Side {
+        match self {
+            Piece::Man(side) | Piece::King(side) => side,
+        }
+    }
+}
+
+impl Checkers {
+    /// A position from bitboards in the layout of [`board`]. Checks nothing; use
+    /// [`Checkers::from_pieces`] for positions from outside the engine.
+    const fn from_boards(white: u64, black: u64, kings: u64, side: Side) -> Checkers {
+        Checkers {
+            white,
+            black,
+            kings,
+            side,
+        }
+    }
+
+    /// A position from a list of pieces, checked for what a real game can reach: each
+    /// square at most once, at most 12 pieces a side, no man on its own crowning row.
+    pub fn from_pieces(
+        pieces: impl IntoIterator<Item = (Square, Piece)>,
+        side: Side,
+    ) -> Result<Checkers, FenError> {
+        notation::position_from_pieces(pieces, side)
+    }
+
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        let bit = sq.bit();
+        let king = self.kings & bit != 0;
+        let side = if self.white & bit != 0 {
+            WHITE
+        } else if self.black & bit != 0 {
+            BLACK
+        } else {
+            return None;
+        };
+        Some(if king {
+            Piece::King(side)
+        } else {
+            Piece::Man(side)
+        })
+    }
+
+    /// Every piece with its square, in PDN order.
+    pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
+        Squares(self.white | self.black).filter_map(|sq| self.piece_at(sq).map(|p| (sq, p)))
+    }
+
+    /// Bitboards (layout of [`board`]): all pieces of `side`.
+    pub const fn side_bits(&self, side: Side) -> u64 {
+        match side {
+            Side::First => self.white,
+            Side::Second => self.black,
+        }
+    }
+
+    /// Bitboard of all kings, both colours.
+    pub const fn king_bits(&self) -> u64 {
+        self.kings
+    }
+
+    /// Numbers of (men, kings) of `side`.
+    pub const fn count(&self, side: Side) -> (u32, u32) {
+        let own = self.side_bits(side);
+        (
+            (own & !self.kings).count_ones(),
+            (own & self.kings).count_ones(),
+        )
+    }
+
+    /// True if the side to move has a capture (then only captures are legal).
+    pub fn has_capture(&self) -> bool {
+        movegen::has_capture(self)
+    }
+
+    /// The same position with the other side to move (for tests and analysis tools).
+    pub const fn with_side_to_move(self, side: Side) -> Checkers {
+        Checkers { side, ..self }
+    }
+
+    /// FEN with algebraic squares, e.g. `W:Wa1,c1,…:Bb6,…`.
+    pub fn to_fen_algebraic(&self) -> String {
+        notation::format_fen(self, notation::SquareStyle::Algebraic)
+    }
+
+    /// The squares a capture lands on, in order, ending with its end square; empty for a
+    /// quiet move. One path is chosen when several capture the same pieces.
+    pub fn capture_path(&self, mv: Move) -> Vec<Square> {
+        notation::capture_paths(self, mv)
+            .into_iter()
+            .next()
+            .unwrap_or_default()
+    }
+}
+
+/// Bob Jenkins' 64-bit mix, as in the seed's listing 6.4: the hash of the three masks.
+#[inline(always)]
+const fn mix64(mut a: u64, mut b: u64, mut c: u64) -> u64 {
+    a = a.wrapping_sub(b).wrapping_sub(c) ^ (c >> 43);
+    b = b.wrapping_sub(c).wrapping_sub(a) ^ (a << 9);
+    c = c.wrapping_sub(a).wrapping_sub(b) ^ (b >> 8);
+    a = a.wrapping_sub(b).wrapping_sub(c) ^ (c >> 38);
+    b = b.wrapping_sub(c).wrapping_sub(a) ^ (a << 23);
+    c = c.wrapping_sub(a).wrapping_sub(b) ^ (b >> 5);
+    a = a.wrapping_sub(b).wrapping_sub(c) ^ (c >> 35);
+    b = b.wrapping_sub(c).wrapping_sub(a) ^ (a << 49);
+    c = c.wrapping_sub(a).wrapping_sub(b) ^ (b >> 11);
+    a = a.wrapping_sub(b).wrapping_sub(c) ^ (c >> 12);
+    b = b.wrapping_sub(c).wrapping_sub(a) ^ (a << 18);
+    c = c.wrapping_sub(a).wrapping_sub(b) ^ (b >> 22);
+    c
+}
+
+impl Game for Checkers {
+    type Move = Move;
+    type PositionError = FenError;
+    type MoveError = MoveError;
+
+    const NAME: &'static str = "brazilian";
+    const QUIET_DRAW_PLIES: Option<u32> = Some(40);
+
+    fn start() -> Checkers {
+        // Black holds squares 1..12 (bits 0..12 without ghost 8), White 21..32 (bits
+        // 22..34 without ghost 26).
+        const BLACK_START: u64 = 0x1EFF;
+        const WHITE_START: u64 = (0xF << 22) | (0xFF << 27);
+        Checkers::from_boards(WHITE_START, BLACK_START, 0, WHITE)
+    }
+
+    #[inline(always)]
+    fn side_to_move(&self) -> Side {
+        self.side
+    }
+
+    fn side_name(side: Side) -> &'static str {
+        match side {
+            Side::First => "white",
+            Side::Second => "black",
+        }
+    }
+
+    #[inline]
+    fn legal_moves(&self, moves: &mut MoveList<Move>) {
+        movegen::generate(self, moves);
+    }
+
+    #[inline]
+    fn count_legal_moves(&self, scratch: &mut MoveList<Move>) -> u64 {
+        movegen::count(self, scratch)
+    }
+
+    #[inline(always)]
+    fn play(&self, mv: Move) -> Checkers {
+        let from = 1u64 << mv.start_bit_index();
+        let to = 1u64 << mv.end_bit_index();
+        let captured = mv.captured_bits();
+        let (mut us, mut them, crown) = match self.side {
+            Side::First => (self.white, self.black, WHITE_CROWN),
+            Side::Second => (self.black, self.white, BLACK_CROWN),
+        };
+        let was_king = self.kings & from != 0;
+        // `from == to` happens when a king's capture returns to its start square.
+        us = (us & !from) | to;
+        them &= !captured;
+        let mut kings = self.kings & !captured & !from;
+        if was_king || to & crown != 0 {
+            kings |= to;
+        }
+        match self.side {
+            Side::First => Checkers::from_boards(us, them, kings, BLACK),
+            Side::Second => Checkers::from_boards(them, us, kings, WHITE),
+        }
+    }
+
+    fn outcome_without_moves(&self) -> Outcome {
+        Outcome::Win(self.side.opponent())
+    }
+
+    #[inline(always)]
+    fn is_irreversible(&self, mv: Move) -> bool {
+        mv.is_capture() || self.kings & (1u64 << mv.start_bit_index()) == 0
+    }
+
+    #[inline(always)]
+    fn hash_key(&self) -> u64 {
+        let side = match self.side {
+            Side::First => 0,
+            Side::Second => 0x9E37_79B9_7F4A_7C15,
+        };
+        mix64(
+            self.white ^ side,
+            self.black,
+            self.kings ^ 0x2545_F491_4F6C_DD1D,
+        )
+    }
+
+    fn parse_position(text: &str) -> Result<Checkers, FenError> {
+        notation::parse_fen(text)
+    }
+
+    fn format_position(&self) -> String {
+        notation::format_fen(self, notation::SquareStyle::Numeric)
+    }
+
+    fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
+        notation::parse_move(self, text)
+    }
+
+    fn format_move(&self, mv: Move) -> String {
+        notation::format_move(self, mv, notation::SquareStyle::Numeric)
+    }
+}
+
+impl Checkers {
+    /// A legal move in algebraic notation (`c3-d4`, `e3xc5`, `a1xc3xe5` when needed).
+    pub fn format_move_algebraic(&self, mv: Move) -> String {
+        notation::format_move(self, mv, notation::SquareStyle::Algebraic)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_position_squares() {
+        let start = Checkers::start();
+        for sq in Square::all() {
+            let expected = match sq.number() {
+                1..=12 => Some(Piece::Man(BLACK)),
+                21..=32 => Some(Piece::Man(WHITE)),
+                _ => None,
+            };
+            assert_eq!(start.piece_at(sq), expected, "square {}", sq.number());
+        }
+    }
+
+    #[test]
+    fn a_capture_ending_on_its_start_square_keeps_the_king() {
+        let pos = Checkers::parse_position("W:WK29:B18,19,26,27").unwrap();
+        let a1 = Square::from_number(29).unwrap().bit();
+        let captured = [18, 19, 26, 27]
+            .iter()
+            .map(|&n| Square::from_number(n).unwrap().bit())
+            .fold(0, |acc, b| acc | b);
+        let next = pos.play(Move::from_bits(a1, a1, captured));
+        assert_eq!(
+            next.piece_at(Square::from_number(29).unwrap()),
+            Some(Piece::King(WHITE))
+        );
+        assert_eq!(next.count(WHITE), (0, 1));
+        assert_eq!(next.count(BLACK), (0, 0));
+        assert_eq!(next.side_to_move(), BLACK);
+    }
+}

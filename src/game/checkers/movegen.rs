@@ -1,0 +1,267 @@
+//! Legal move generation for Brazilian draughts.
+//!
+//! Captures are compulsory and only the captures taking the most pieces are legal; a
+//! capture is searched square by square (depth-first) with the captured pieces left on
+//! the board until the move ends, so they block and cannot be jumped twice. Quiet moves
+//! and the "can anything capture?" test are whole-board shifts.
+
+use super::board::{BOARD, Dir};
+use super::{Checkers, Move};
+use crate::game::{MoveList, Side};
+
+/// The side to move's view of a position.
+#[derive(Clone, Copy)]
+struct View {
+    men: u64,
+    kings: u64,
+    them: u64,
+    empty: u64,
+}
+
+impl View {
+    #[inline(always)]
+    fn of(pos: &Checkers) -> View {
+        let (us, them) = match pos.side {
+            Side::First => (pos.white, pos.black),
+            Side::Second => (pos.black, pos.white),
+        };
+        View {
+            men: us & !pos.kings,
+            kings: us & pos.kings,
+            them,
+            empty: BOARD & !(pos.white | pos.black),
+        }
+    }
+
+    /// True if some piece of the side to move can capture.
+    #[inline(always)]
+    fn can_capture(&self) -> bool {
+        let mut any = 0;
+        for dir in Dir::ALL {
+            // Opponent pieces with an empty square behind them in `dir`.
+            let targets = self.them & dir.shift_back(self.empty);
+            any |= dir.shift(self.men) & targets;
+            if self.kings != 0 {
+                let mut ray = dir.shift(self.kings);
+                any |= ray & targets;
+                ray &= self.empty;
+                while ray != 0 {
+                    ray = dir.shift(ray);
+                    any |= ray & targets;
+                    ray &= self.empty;
+                }
+            }
+        }
+        any != 0
+    }
+}
+
+/// When only men can capture and no capture can continue past its first jump, the
+/// capturing men of each direction (in [`Dir::ALL`] order); `None` otherwise. Most
+/// captures are single jumps, and this finds them with whole-board shifts instead of a
+/// square-by-square search.
+#[inline(always)]
+fn single_jumps(view: &View) -> Option<[u64; 4]> {
+    if view.kings != 0 {
+        return None;
+    }
+    // Squares from which a jump in each direction would be possible.
+    let mut jump_from = [0; 4];
+    let mut jumpers = [0; 4];
+    for (i, dir) in Dir::ALL.into_iter().enumerate() {
+        jump_from[i] = dir.shift_back(view.them & dir.shift_back(view.empty));
+        jumpers[i] = view.men & jump_from[i];
+    }
+    // A second jump from the landing square cannot go back over the first victim, and
+    // any other direction meets neither the victim nor the start square; so the board
+    // as it is decides whether the capture continues.
+    for (i, dir) in Dir::ALL.into_iter().enumerate() {
+        let landings = dir.shift(dir.shift(jumpers[i]));
+        for (j, next) in Dir::ALL.into_iter().enumerate() {
+            if next != dir.opposite() && landings & jump_from[j] != 0 {
+                return None;
+            }
+        }
+    }
+    Some(jumpers)
+}
+
+/// The forward directions of the side to move's men.
+#[inline(always)]
+const fn forward(side: Side) -> [Dir; 2] {
+    match side {
+        Side::First => [Dir::NorthWest, Dir::NorthEast],
+        Side::Second => [Dir::SouthWest, Dir::SouthEast],
+    }
+}
+
+pub(super) fn has_capture(pos: &Checkers) -> bool {
+    View::of(pos).can_capture()
+}
+
+pub(super) fn generate(pos: &Checkers, moves: &mut MoveList<Move>) {
+    moves.clear();
+    let view = View::of(pos);
+    if view.can_capture() {
+        match single_jumps(&view) {
+            Some(jumpers) => {
+                for (i, dir) in Dir::ALL.into_iter().enumerate() {
+                    let mut from_set = jumpers[i];
+                    while from_set != 0 {
+                        let from = from_set & from_set.wrapping_neg();
+                        from_set ^= from;
+                        let victim = dir.shift(from);
+                        moves.push(Move::from_bits(from, dir.shift(victim), victim));
+                    }
+                }
+            }
+            None => generate_captures(&view, moves),
+        }
+    } else {
+        generate_quiet(pos.side, &view, moves);
+    }
+}
+
+/// Counts legal moves; quiet moves are counted by popcount without being listed.
+pub(super) fn count(pos: &Checkers, scratch: &mut MoveList<Move>) -> u64 {
+    let view = View::of(pos);
+    if view.can_capture() {
+        if let Some(jumpers) = single_jumps(&view) {
+            return jumpers.iter().map(|j| j.count_ones() as u64).sum();
+        }
+        scratch.clear();
+        generate_captures(&view, scratch);
+        return scratch.len() as u64;
+    }
+    let mut n = 0;
+    for dir in forward(pos.side) {
+        n += (dir.shift(view.men) & view.empty).count_ones();
+    }
+    if view.kings != 0 {
+        for dir in Dir::ALL {
+            let mut ray = dir.shift(view.kings) & view.empty;
+            while ray != 0 {
+                n += ray.count_ones();
+                ray = dir.shift(ray) & view.empty;
+            }
+        }
+    }
+    n as u64
+}
+
+fn generate_quiet(side: Side, view: &View, moves: &mut MoveList<Move>) {
+    for dir in forward(side) {
+        let mut targets = dir.shift(view.men) & view.empty;
+        while targets != 0 {
+            let to = targets & targets.wrapping_neg();
+            targets ^= to;
+            moves.push(Move::from_bits(dir.shift_back(to), to, 0));
+        }
+    }
+    let mut kings = view.kings;
+    while kings != 0 {
+        let from = kings & kings.wrapping_neg();
+        kings ^= from;
+        for dir in Dir::ALL {
+            let mut to = dir.shift(from) & view.empty;
+            while to != 0 {
+                moves.push(Move::from_bits(from, to, 0));
+                to = dir.shift(to) & view.empty;
+            }
+        }
+    }
+}
+
+/// State of one capture search: the best capture length found so far and where this
+/// search's moves start in the list.
+struct CaptureSearch<'a> {
+    them: u64,
+    moves: &'a mut MoveList<Move>,
+    best: u32,
+}
+
+impl CaptureSearch<'_> {
+    /// Records a finished capture sequence if it is (one of) the longest so far and is
+    /// not a second path for a move already listed (same from, to and captured set).
+    #[inline]
+    fn record(&mut self, from: u64, to: u64, captured: u64) {
+        let n = captured.count_ones();
+        if n < self.best {
+            return;
+        }
+        if n > self.best {
+            self.best = n;
+            self.moves.clear();
+        }
+        let mv = Move::from_bits(from, to, captured);
+        if !self.moves.contains(&mv) {
+            self.moves.push(mv);
+        }
+    }
+
+    /// Continues a man's capture from `at`; `empty` counts the start square as empty.
+    fn man(&mut self, from: u64, at: u64, captured: u64, empty: u64) {
+        let mut extended = false;
+        for dir in Dir::ALL {
+            let victim = dir.shift(at) & self.them & !captured;
+            if victim != 0 {
+                let landing = dir.shift(victim) & empty;
+                if landing != 0 {
+                    extended = true;
+                    self.man(from, landing, captured | victim, empty);
+                }
+            }
+        }
+        if !extended && captured != 0 {
+            self.record(from, at, captured);
+        }
+    }
+
+    /// Continues a flying king's capture from `at`.
+    fn king(&mut self, from: u64, at: u64, captured: u64, empty: u64) {
+        let mut extended = false;
+        for dir in Dir::ALL {
+            let mut victim = dir.shift(at);
+            while victim & empty != 0 {
+                victim = dir.shift(victim);
+            }
+            if victim & self.them & !captured == 0 {
+                continue;
+            }
+            let mut landing = dir.shift(victim) & empty;
+            while landing != 0 {
+                extended = true;
+                self.king(from, landing, captured | victim, empty);
+                landing = dir.shift(landing) & empty;
+            }
+        }
+        if !extended && captured != 0 {
+            self.record(from, at, captured);
+        }
+    }
+}
+
+fn generate_captures(view: &View, moves: &mut MoveList<Move>) {
+    let mut search = CaptureSearch {
+        them: view.them,
+        moves,
+        best: 1,
+    };
+    // Only men with an immediate capture can start one.
+    let mut capturing_men = 0;
+    for dir in Dir::ALL {
+        let targets = view.them & dir.shift_back(view.empty);
+        capturing_men |= view.men & dir.shift_back(targets);
+    }
+    while capturing_men != 0 {
+        let from = capturing_men & capturing_men.wrapping_neg();
+        capturing_men ^= from;
+        search.man(from, from, 0, view.empty | from);
+    }
+    let mut kings = view.kings;
+    while kings != 0 {
+        let from = kings & kings.wrapping_neg();
+        kings ^= from;
+        search.king(from, from, 0, view.empty | from);
+    }
+}

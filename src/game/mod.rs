@@ -1,0 +1,108 @@
+//! Games evalearn plays and learns: the [`Game`] trait that search, self-play, learners
+//! and matches are generic over, and what every game shares (sides, outcomes, move
+//! lists, game records, perft).
+//!
+//! A `Game` value *is* a position (as in shakmaty's `Position`): small, `Copy`, and
+//! advanced by copy-make. A move is one whole turn of one player — for Kalah that is a
+//! compound move (every sowing of the turn, including the extra sowings earned by ending
+//! in one's own store) — so after every move the other side is to move and negamax needs
+//! no special case.
+
+pub mod checkers;
+mod movelist;
+pub mod perft;
+mod record;
+
+pub use movelist::{MAX_MOVES, MoveList};
+pub use record::{EndReason, GameRecord, GameStatus};
+
+use std::fmt::{Debug, Display};
+use std::hash::Hash;
+
+/// The two players. `First` moves first: White in draughts, A in Kalah.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Side {
+    First,
+    Second,
+}
+
+impl Side {
+    pub const fn opponent(self) -> Side {
+        match self {
+            Side::First => Side::Second,
+            Side::Second => Side::First,
+        }
+    }
+
+    /// 0 for `First`, 1 for `Second`: an index into per-side tables.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// How a finished game ended, independent of why.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Outcome {
+    Win(Side),
+    Draw,
+}
+
+impl Outcome {
+    /// The result as a score for `side`: 1 win, ½ draw, 0 loss.
+    pub fn score_for(self, side: Side) -> f64 {
+        match self {
+            Outcome::Win(winner) if winner == side => 1.0,
+            Outcome::Win(_) => 0.0,
+            Outcome::Draw => 0.5,
+        }
+    }
+}
+
+/// A two-player, zero-sum, perfect-information game, seen through one position.
+pub trait Game: Copy + Eq + Hash + Debug + Send + Sync + 'static {
+    /// One whole turn of one player, compact and `Copy`.
+    type Move: Copy + Eq + Hash + Debug + Default + Send + Sync + 'static;
+    /// Why a position text was rejected.
+    type PositionError: std::error::Error + Display + Send + Sync + 'static;
+    /// Why a move text was rejected.
+    type MoveError: std::error::Error + Display + Send + Sync + 'static;
+
+    /// Short name used in files and messages (`brazilian`, `kalah`).
+    const NAME: &'static str;
+    /// Consecutive plies without an irreversible move after which the game is drawn
+    /// (Brazilian draughts: 20 king moves by each side = 40 plies); `None` if the game
+    /// has no such rule.
+    const QUIET_DRAW_PLIES: Option<u32>;
+
+    /// The standard starting position.
+    fn start() -> Self;
+    fn side_to_move(&self) -> Side;
+    /// How the game names a side in text (`white`, `black`; `A`, `B`).
+    fn side_name(side: Side) -> &'static str;
+
+    /// Writes every legal move into `moves` (cleared first). Allocates nothing.
+    fn legal_moves(&self, moves: &mut MoveList<Self::Move>);
+    /// The number of legal moves, using `scratch` as working space; games override it
+    /// with something cheaper than listing them (perft's last ply).
+    fn count_legal_moves(&self, scratch: &mut MoveList<Self::Move>) -> u64 {
+        self.legal_moves(scratch);
+        scratch.len() as u64
+    }
+    /// The position after `mv`, which must be one of this position's legal moves.
+    fn play(&self, mv: Self::Move) -> Self;
+    /// The result when the side to move has no legal move (the game is over).
+    fn outcome_without_moves(&self) -> Outcome;
+    /// True if no earlier position can recur after `mv` (draughts: a capture or a man
+    /// move). Such a move also restarts the [`Game::QUIET_DRAW_PLIES`] count.
+    fn is_irreversible(&self, mv: Self::Move) -> bool;
+    /// 64-bit hash of the position, the same whatever move order reached it.
+    fn hash_key(&self) -> u64;
+
+    fn parse_position(text: &str) -> Result<Self, Self::PositionError>;
+    /// The position in the game's standard text form (FEN for draughts).
+    fn format_position(&self) -> String;
+    /// Reads a move played from this position; only legal moves are accepted.
+    fn parse_move(&self, text: &str) -> Result<Self::Move, Self::MoveError>;
+    /// Writes a legal move of this position in the game's standard notation.
+    fn format_move(&self, mv: Self::Move) -> String;
+}

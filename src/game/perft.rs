@@ -1,0 +1,47 @@
+//! Perft: the number of move paths of a given length, the standard check of a move
+//! generator. Moves at the last ply are counted, not played ("bulk counting").
+
+use super::{Game, MoveList};
+
+/// Leaf count of the move tree of `pos` to `depth` plies. A position without moves
+/// before the last ply contributes 0.
+pub fn perft<G: Game>(pos: &G, depth: u32) -> u64 {
+    let mut lists = move_stack::<G>(depth);
+    count(pos, depth, &mut lists)
+}
+
+/// Perft of each legal move of `pos` (depth − 1 below it), in generation order.
+pub fn divide<G: Game>(pos: &G, depth: u32) -> Vec<(G::Move, u64)> {
+    if depth == 0 {
+        return Vec::new();
+    }
+    let mut root = MoveList::new();
+    pos.legal_moves(&mut root);
+    let mut lists = move_stack::<G>(depth);
+    root.iter()
+        .map(|&mv| (mv, count(&pos.play(mv), depth - 1, &mut lists)))
+        .collect()
+}
+
+/// One move list per ply, allocated once so the tree walk allocates nothing.
+fn move_stack<G: Game>(depth: u32) -> Vec<MoveList<G::Move>> {
+    (0..depth.max(1)).map(|_| MoveList::new()).collect()
+}
+
+fn count<G: Game>(pos: &G, depth: u32, lists: &mut [MoveList<G::Move>]) -> u64 {
+    let Some((list, deeper)) = lists.split_first_mut() else {
+        return 1;
+    };
+    match depth {
+        0 => 1,
+        1 => pos.count_legal_moves(list),
+        _ => {
+            pos.legal_moves(list);
+            let mut nodes = 0;
+            for &mv in list.iter() {
+                nodes += count(&pos.play(mv), depth - 1, deeper);
+            }
+            nodes
+        }
+    }
+}
