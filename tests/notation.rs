@@ -164,6 +164,24 @@ fn hash_of_transposed_move_orders() {
     assert!(checked > 10_000, "only {checked} transpositions checked");
 }
 
+/// Applies edits (position, 0 insert / 1 delete / 2 replace, character) to `text`.
+fn mutate(text: &str, edits: &[(usize, usize, String)]) -> String {
+    let mut chars: Vec<char> = text.chars().collect();
+    for (at, kind, c) in edits {
+        let at = at % (chars.len() + 1);
+        let c = c.chars().next().unwrap_or(' ');
+        match kind {
+            0 => chars.insert(at, c),
+            1 if at < chars.len() => {
+                chars.remove(at);
+            }
+            _ if at < chars.len() => chars[at] = c,
+            _ => {}
+        }
+    }
+    chars.into_iter().collect()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 
@@ -185,18 +203,7 @@ proptest! {
     #[test]
     fn mutated_fen_parses_or_errs(seed in 0u64..5000, edits in prop::collection::vec((0usize..200, 0usize..3, "[WBK:,0-9a-h\\-x. ]"), 1..4)) {
         let record = random_game(seed, 60);
-        let mut text: Vec<char> = record.position().format_position().chars().collect();
-        for (at, kind, c) in edits {
-            let at = at % (text.len() + 1);
-            let c = c.chars().next().unwrap_or(' ');
-            match kind {
-                0 => text.insert(at, c),
-                1 if at < text.len() => { text.remove(at); }
-                _ if at < text.len() => text[at] = c,
-                _ => {}
-            }
-        }
-        let text: String = text.into_iter().collect();
+        let text = mutate(&record.position().format_position(), &edits);
         if let Ok(pos) = Checkers::parse_position(&text) {
             prop_assert_eq!(Checkers::parse_position(&pos.format_position()), Ok(pos));
         }
@@ -217,18 +224,7 @@ proptest! {
     fn mutated_pdn_parses_or_errs(seed in 0u64..1000, edits in prop::collection::vec((0usize..4000, 0usize..3, "[\\[\\]{}()\";%$0-9a-hx\\-. \n*/]"), 1..6)) {
         let record = random_game(seed, 80);
         let game = PdnGame::from_record(&record, Vec::new(), PdnResult::Unknown);
-        let mut text: Vec<char> = pdn::write_game(&game).chars().collect();
-        for (at, kind, c) in edits {
-            let at = at % (text.len() + 1);
-            let c = c.chars().next().unwrap_or(' ');
-            match kind {
-                0 => text.insert(at, c),
-                1 if at < text.len() => { text.remove(at); }
-                _ if at < text.len() => text[at] = c,
-                _ => {}
-            }
-        }
-        let text: String = text.into_iter().collect();
+        let text = mutate(&pdn::write_game(&game), &edits);
         if let Ok(games) = pdn::read_games(&text) {
             for game in games {
                 // Whatever is accepted replays and writes back readably.

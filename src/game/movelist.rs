@@ -2,9 +2,10 @@
 
 use std::ops::{Deref, DerefMut};
 
-/// Capacity of a [`MoveList`]. Brazilian draughts stays far below it: at most 12 pieces a
-/// side, so at most 12 × 13 quiet moves, and far fewer distinct maximum captures (the
-/// reference-generator test records the largest list it meets).
+/// Capacity of a [`MoveList`]. Brazilian draughts stays far below it: a side has at most
+/// 12 pieces (positions with more are rejected), so at most 12 × 13 = 156 quiet moves; an
+/// adversarial hill-climb over legal placements found at most 68 quiet moves and 34
+/// distinct maximum captures in one position.
 pub const MAX_MOVES: usize = 256;
 
 #[derive(Clone)]
