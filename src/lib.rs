@@ -2,7 +2,13 @@
 //!
 //! - [`game`]: the [`game::Game`] trait and its games (Brazilian draughts now, Kalah next),
 //!   game records with the draw rules, notation and perft.
+//! - [`eval`]: the [`eval::Evaluator`] trait and the material evaluator.
+//! - [`search`]: alpha-beta search with the seed's enhancements, generic over both.
 //! - [`cli`]: the `evalearn` command line.
 
 pub mod cli;
+pub mod eval;
 pub mod game;
+pub mod io;
+pub mod rng;
+pub mod search;

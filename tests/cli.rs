@@ -77,3 +77,123 @@ fn bad_input_is_exit_status_2_with_a_message() {
     let out = evalearn(&["moves", "--fen", "W:W21,33:B1"]);
     assert!(stderr(&out).contains("column 7"), "{}", stderr(&out));
 }
+
+#[test]
+fn analyse_prints_iterations_then_bestmove() {
+    let out = evalearn(&["analyse", "--fen", "W:WK29,K30,K31:BK4", "--depth", "6"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    let last = lines.last().unwrap();
+    assert!(
+        *last == "bestmove 31-22" || *last == "bestmove 30-25",
+        "{text}"
+    );
+    let first = lines[0];
+    for key in ["depth ", " score ", " nodes ", " nps ", " time ", " pv "] {
+        assert!(first.contains(key), "{first}");
+    }
+    assert!(first.contains("score win 3"), "{first}");
+
+    let out = evalearn(&["analyse", "--nodes", "5000"]);
+    assert!(out.status.success());
+    assert!(
+        stdout(&out)
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("bestmove ")
+    );
+    let out = evalearn(&["analyse", "--movetime", "50", "--algebraic"]);
+    assert!(out.status.success());
+}
+
+#[test]
+fn bench_ends_with_its_signature_line() {
+    let out = evalearn(&["bench", "--depth", "6"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let last = text.lines().last().unwrap();
+    let words: Vec<&str> = last.split_whitespace().collect();
+    assert_eq!(words.len(), 4, "{last}");
+    assert_eq!((words[1], words[3]), ("nodes", "nps"));
+    let again = stdout(&evalearn(&["bench", "--depth", "6"]));
+    assert_eq!(
+        again.lines().last().unwrap().split_whitespace().next(),
+        Some(words[0]),
+        "the node count is the engine's signature"
+    );
+}
+
+#[test]
+fn treestats_prints_the_table_and_writes_json() {
+    let dir = std::env::temp_dir().join(format!("evalearn-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("table.json");
+    let out = evalearn(&[
+        "treestats",
+        "--positions",
+        "35",
+        "--depths",
+        "2,6",
+        "--seed",
+        "1",
+        "--algos",
+        "ab,pvs+asp+tt,full",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("[1,510]"),
+        "thesis figure beside pvs+asp+tt: {text}"
+    );
+    let table: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for algo in ["ab", "pvs+asp+tt", "full"] {
+        for depth in ["2", "6"] {
+            assert!(table[algo][depth].as_f64().unwrap() > 0.0, "{algo} {depth}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_search_arguments_are_exit_status_2() {
+    for args in [
+        &["analyse", "--depth", "0"][..],
+        &["analyse", "--depth", "abc"],
+        &["analyse", "--nodes", "0"],
+        &["analyse", "--movetime", "-5"],
+        &["analyse", "--tt-mb", "999999"],
+        &["analyse", "--fen", "W:W21,21:B1"],
+        &["bench", "--depth", "0"],
+        &["bench", "--depth", "many"],
+        &[
+            "treestats",
+            "--positions",
+            "10",
+            "--depths",
+            "4",
+            "--seed",
+            "1",
+            "--algos",
+            "nope",
+        ],
+        &[
+            "treestats",
+            "--positions",
+            "0",
+            "--depths",
+            "4",
+            "--seed",
+            "1",
+        ],
+        &["treestats", "--positions", "10", "--seed", "1"],
+    ] {
+        let out = evalearn(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!stderr(&out).trim().is_empty(), "{args:?}");
+    }
+}

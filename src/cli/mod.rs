@@ -1,6 +1,9 @@
 //! The `evalearn` command line: one binary, one subcommand per job.
 
+mod analyse;
+mod bench;
 mod perft;
+mod treestats;
 
 use std::process::ExitCode;
 
@@ -27,6 +30,12 @@ enum Command {
     Perft(perft::PerftArgs),
     /// List the legal moves of a position, one per line
     Moves(perft::MovesArgs),
+    /// Search a position: one line per iteration, then `bestmove MOVE`
+    Analyse(analyse::AnalyseArgs),
+    /// Search fixed positions; the last line is `NODES nodes NPS nps`
+    Bench(bench::BenchArgs),
+    /// The thesis experiment (table 6.2): mean tree sizes of search algorithms
+    Treestats(treestats::TreeStatsArgs),
 }
 
 /// A failed command: the message for stderr and the exit status.
@@ -66,6 +75,9 @@ pub fn run() -> ExitCode {
     let result = match cli.command {
         Command::Perft(args) => perft::perft(args),
         Command::Moves(args) => perft::moves(args),
+        Command::Analyse(args) => analyse::analyse(args),
+        Command::Bench(args) => bench::bench(args),
+        Command::Treestats(args) => treestats::treestats(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

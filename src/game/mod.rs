@@ -88,6 +88,15 @@ pub trait Game: Copy + Eq + Hash + Debug + Send + Sync + 'static {
         self.legal_moves(scratch);
         scratch.len() as u64
     }
+    /// True if the side to move has at least one legal move.
+    fn has_legal_move(&self) -> bool {
+        let mut moves = MoveList::new();
+        self.legal_moves(&mut moves);
+        !moves.is_empty()
+    }
+    /// True if the position may be evaluated statically: nothing forced is pending
+    /// (draughts: no capture to make). Quiescence search continues until it is.
+    fn is_quiet(&self) -> bool;
     /// The position after `mv`, which must be one of this position's legal moves.
     fn play(&self, mv: Self::Move) -> Self;
     /// The result when the side to move has no legal move (the game is over).
@@ -95,6 +104,10 @@ pub trait Game: Copy + Eq + Hash + Debug + Send + Sync + 'static {
     /// True if no earlier position can recur after `mv` (draughts: a capture or a man
     /// move). Such a move also restarts the [`Game::QUIET_DRAW_PLIES`] count.
     fn is_irreversible(&self, mv: Self::Move) -> bool;
+    /// Size of the history-heuristic table: [`Game::history_index`] is below it.
+    const HISTORY_SIZE: usize;
+    /// The history-heuristic slot of a move (draughts: from-square × 32 + to-square).
+    fn history_index(&self, mv: Self::Move) -> usize;
     /// 64-bit hash of the position, the same whatever move order reached it.
     fn hash_key(&self) -> u64;
 

@@ -208,22 +208,12 @@ impl Checkers {
     }
 }
 
-/// Bob Jenkins' 64-bit mix, as in the seed's listing 6.4: the hash of the three masks.
+/// Folded 128-bit product (as in wyhash): every bit of either factor reaches every bit
+/// of the result.
 #[inline(always)]
-const fn mix64(mut a: u64, mut b: u64, mut c: u64) -> u64 {
-    a = a.wrapping_sub(b).wrapping_sub(c) ^ (c >> 43);
-    b = b.wrapping_sub(c).wrapping_sub(a) ^ (a << 9);
-    c = c.wrapping_sub(a).wrapping_sub(b) ^ (b >> 8);
-    a = a.wrapping_sub(b).wrapping_sub(c) ^ (c >> 38);
-    b = b.wrapping_sub(c).wrapping_sub(a) ^ (a << 23);
-    c = c.wrapping_sub(a).wrapping_sub(b) ^ (b >> 5);
-    a = a.wrapping_sub(b).wrapping_sub(c) ^ (c >> 35);
-    b = b.wrapping_sub(c).wrapping_sub(a) ^ (a << 49);
-    c = c.wrapping_sub(a).wrapping_sub(b) ^ (b >> 11);
-    a = a.wrapping_sub(b).wrapping_sub(c) ^ (c >> 12);
-    b = b.wrapping_sub(c).wrapping_sub(a) ^ (a << 18);
-    c = c.wrapping_sub(a).wrapping_sub(b) ^ (b >> 22);
-    c
+const fn fold_multiply(a: u64, b: u64) -> u64 {
+    let product = (a as u128) * (b as u128);
+    (product as u64) ^ ((product >> 64) as u64)
 }
 
 impl Game for Checkers {
@@ -264,6 +254,25 @@ impl Game for Checkers {
         movegen::count(self, scratch)
     }
 
+    #[inline]
+    fn has_legal_move(&self) -> bool {
+        movegen::has_legal_move(self)
+    }
+
+    #[inline(always)]
+    fn is_quiet(&self) -> bool {
+        !movegen::has_capture(self)
+    }
+
+    const HISTORY_SIZE: usize = 32 * 32;
+
+    #[inline(always)]
+    fn history_index(&self, mv: Move) -> usize {
+        // Bit index to square index: skip the ghost bit after every 8 squares.
+        let square = |bit: u32| (bit - bit / 9) as usize;
+        square(mv.start_bit_index()) * 32 + square(mv.end_bit_index())
+    }
+
     #[inline(always)]
     fn play(&self, mv: Move) -> Checkers {
         let from = 1u64 << mv.start_bit_index();
@@ -296,17 +305,25 @@ impl Game for Checkers {
         mv.is_capture() || self.kings & (1u64 << mv.start_bit_index()) == 0
     }
 
+    /// A function of the three masks and the side to move only (as the seed's mix64 of
+    /// the masks, listing 6.4), so any move order reaching a position gives the same key:
+    /// two independent folded multiplies and a final one, a few cycles.
     #[inline(always)]
     fn hash_key(&self) -> u64 {
+        const K: [u64; 5] = [
+            0xA076_1D64_78BD_642F,
+            0xE703_7ED1_A0B4_28DB,
+            0x8EBC_6AF0_9C88_C6E3,
+            0x5899_65CC_7537_4CC3,
+            0x1D8E_4E27_C47D_124F,
+        ];
         let side = match self.side {
             Side::First => 0,
-            Side::Second => 0x9E37_79B9_7F4A_7C15,
+            Side::Second => 1 << 63,
         };
-        mix64(
-            self.white ^ side,
-            self.black,
-            self.kings ^ 0x2545_F491_4F6C_DD1D,
-        )
+        let a = fold_multiply(self.white ^ K[0], self.black ^ K[1]);
+        let b = fold_multiply(self.kings ^ side ^ K[2], K[3]);
+        fold_multiply(a ^ K[4], b ^ K[0])
     }
 
     fn parse_position(text: &str) -> Result<Checkers, FenError> {

@@ -33,26 +33,43 @@ impl View {
         }
     }
 
-    /// True if some piece of the side to move can capture.
+    /// The men and the kings of the side to move that have a capture.
     #[inline(always)]
-    fn can_capture(&self) -> bool {
-        let mut any = 0;
+    fn capturers(&self) -> Capturers {
+        let mut capturers = Capturers { men: 0, kings: 0 };
         for dir in Dir::ALL {
             // Opponent pieces with an empty square behind them in `dir`.
             let targets = self.them & dir.shift_back(self.empty);
-            any |= dir.shift(self.men) & targets;
+            capturers.men |= self.men & dir.shift_back(targets);
             if self.kings != 0 {
-                let mut ray = dir.shift(self.kings);
-                any |= ray & targets;
+                // Walk back from the targets over empty squares: a king met there sees a
+                // target along `dir` with nothing in between.
+                let mut ray = dir.shift_back(targets);
+                let mut seen = ray;
                 ray &= self.empty;
                 while ray != 0 {
-                    ray = dir.shift(ray);
-                    any |= ray & targets;
+                    ray = dir.shift_back(ray);
+                    seen |= ray;
                     ray &= self.empty;
                 }
+                capturers.kings |= self.kings & seen;
             }
         }
-        any != 0
+        capturers
+    }
+}
+
+/// Pieces of the side to move that can capture.
+#[derive(Clone, Copy)]
+struct Capturers {
+    men: u64,
+    kings: u64,
+}
+
+impl Capturers {
+    #[inline(always)]
+    fn any(&self) -> bool {
+        self.men | self.kings != 0
     }
 }
 
@@ -61,8 +78,8 @@ impl View {
 /// captures are single jumps, and this finds them with whole-board shifts instead of a
 /// square-by-square search.
 #[inline(always)]
-fn single_jumps(view: &View) -> Option<[u64; 4]> {
-    if view.kings != 0 {
+fn single_jumps(view: &View, capturers: Capturers) -> Option<[u64; 4]> {
+    if capturers.kings != 0 {
         return None;
     }
     // Squares from which a jump in each direction would be possible.
@@ -96,14 +113,28 @@ const fn forward(side: Side) -> [Dir; 2] {
 }
 
 pub(super) fn has_capture(pos: &Checkers) -> bool {
-    View::of(pos).can_capture()
+    View::of(pos).capturers().any()
+}
+
+/// True if the side to move can move at all (a capture, or a step into an empty square).
+pub(super) fn has_legal_move(pos: &Checkers) -> bool {
+    let view = View::of(pos);
+    let mut steps = 0;
+    for dir in forward(pos.side) {
+        steps |= dir.shift(view.men);
+    }
+    for dir in Dir::ALL {
+        steps |= dir.shift(view.kings);
+    }
+    steps & view.empty != 0 || view.capturers().any()
 }
 
 pub(super) fn generate(pos: &Checkers, moves: &mut MoveList<Move>) {
     moves.clear();
     let view = View::of(pos);
-    if view.can_capture() {
-        match single_jumps(&view) {
+    let capturers = view.capturers();
+    if capturers.any() {
+        match single_jumps(&view, capturers) {
             Some(jumpers) => {
                 for (i, dir) in Dir::ALL.into_iter().enumerate() {
                     let mut from_set = jumpers[i];
@@ -115,7 +146,7 @@ pub(super) fn generate(pos: &Checkers, moves: &mut MoveList<Move>) {
                     }
                 }
             }
-            None => generate_captures(&view, moves),
+            None => generate_captures(&view, capturers, moves),
         }
     } else {
         generate_quiet(pos.side, &view, moves);
@@ -125,12 +156,13 @@ pub(super) fn generate(pos: &Checkers, moves: &mut MoveList<Move>) {
 /// Counts legal moves; quiet moves are counted by popcount without being listed.
 pub(super) fn count(pos: &Checkers, scratch: &mut MoveList<Move>) -> u64 {
     let view = View::of(pos);
-    if view.can_capture() {
-        if let Some(jumpers) = single_jumps(&view) {
+    let capturers = view.capturers();
+    if capturers.any() {
+        if let Some(jumpers) = single_jumps(&view, capturers) {
             return jumpers.iter().map(|j| j.count_ones() as u64).sum();
         }
         scratch.clear();
-        generate_captures(&view, scratch);
+        generate_captures(&view, capturers, scratch);
         return scratch.len() as u64;
     }
     let mut n = 0;
@@ -241,24 +273,19 @@ impl CaptureSearch<'_> {
     }
 }
 
-fn generate_captures(view: &View, moves: &mut MoveList<Move>) {
+fn generate_captures(view: &View, capturers: Capturers, moves: &mut MoveList<Move>) {
     let mut search = CaptureSearch {
         them: view.them,
         moves,
         best: 1,
     };
-    // Only men with an immediate capture can start one.
-    let mut capturing_men = 0;
-    for dir in Dir::ALL {
-        let targets = view.them & dir.shift_back(view.empty);
-        capturing_men |= view.men & dir.shift_back(targets);
-    }
-    while capturing_men != 0 {
-        let from = capturing_men & capturing_men.wrapping_neg();
-        capturing_men ^= from;
+    let mut men = capturers.men;
+    while men != 0 {
+        let from = men & men.wrapping_neg();
+        men ^= from;
         search.man(from, from, 0, view.empty | from);
     }
-    let mut kings = view.kings;
+    let mut kings = capturers.kings;
     while kings != 0 {
         let from = kings & kings.wrapping_neg();
         kings ^= from;

@@ -1,0 +1,182 @@
+//! `evalearn treestats`: the thesis experiment of table 6.2.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::CliError;
+use crate::search::SearchConfig;
+use crate::search::treestats::{self, Cell, thesis_figure};
+
+/// Deepest depth accepted (plain alpha-beta at 14 already takes ~1 s a position).
+const MAX_DEPTH: u32 = 20;
+
+#[derive(Args, Debug)]
+pub struct TreeStatsArgs {
+    /// Number of random positions (the thesis used 8750 = 250 for each of 6..40 plies)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    positions: u64,
+    /// Search depths, comma-separated (the thesis: 6,10,14)
+    #[arg(long, value_delimiter = ',', required = true, value_parser = clap::value_parser!(u32).range(1..=MAX_DEPTH as i64))]
+    depths: Vec<u32>,
+    /// Seed of the random positions
+    #[arg(long)]
+    seed: u64,
+    /// Algorithms, comma-separated: ab, ab+id, ab+tt, ab+id+tt, pvs, pvs+id+tt,
+    /// pvs+asp+tt, mtdf, full (default: all)
+    #[arg(long, value_delimiter = ',')]
+    algos: Vec<String>,
+    /// Use only this many positions (the first ones, still spread over all ply counts)
+    /// for the algorithms without a transposition table at depth 12 and more
+    #[arg(long)]
+    slow_positions: Option<u64>,
+    /// Transposition table per search, in MiB (32 MiB = 2^21 entries, the thesis's count)
+    #[arg(long = "tt-mb", default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    tt_mb: u64,
+    /// Worker threads (default: all cores); the results do not depend on it
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    threads: Option<u64>,
+    /// Also write the table as JSON {algo: {depth: mean main-search nodes}}
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+fn with_commas(x: f64) -> String {
+    let digits = format!("{:.0}", x);
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+pub fn treestats(args: TreeStatsArgs) -> Result<(), CliError> {
+    let algos: Vec<(String, SearchConfig)> = if args.algos.is_empty() {
+        SearchConfig::NAMED
+            .iter()
+            .map(|(n, c)| (n.to_string(), *c))
+            .collect()
+    } else {
+        let mut list = Vec::new();
+        for name in &args.algos {
+            let config = SearchConfig::named(name).ok_or_else(|| {
+                let known: Vec<&str> = SearchConfig::NAMED.iter().map(|(n, _)| *n).collect();
+                CliError::input(format!(
+                    "--algos: unknown algorithm '{name}'; known: {}",
+                    known.join(", ")
+                ))
+            })?;
+            list.push((name.clone(), config));
+        }
+        list
+    };
+    let mut depths = args.depths.clone();
+    depths.sort_unstable();
+    depths.dedup();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.unwrap_or(0) as usize)
+        .build()
+        .map_err(|e| CliError::failure(format!("cannot start worker threads: {e}")))?;
+
+    let positions = treestats::random_positions(args.positions as usize, args.seed);
+    let slow = |config: &SearchConfig, depth: u32| !config.transposition_table && depth >= 12;
+    let used = |config: &SearchConfig, depth: u32| match args.slow_positions {
+        Some(n) if slow(config, depth) => (n as usize).min(positions.len()),
+        _ => positions.len(),
+    };
+    let work: u64 = algos
+        .iter()
+        .flat_map(|(_, c)| depths.iter().map(move |&d| (c, d)))
+        .map(|(c, d)| used(c, d) as u64)
+        .sum();
+    let bar = ProgressBar::new(work).with_style(
+        ProgressStyle::with_template(
+            "{msg:>18} [{bar:40}] {pos}/{len} searches, {elapsed} elapsed, eta {eta}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    let mut table: BTreeMap<(usize, u32), Cell> = BTreeMap::new();
+    for (a, (name, config)) in algos.iter().enumerate() {
+        for &depth in &depths {
+            bar.set_message(format!("{name} depth {depth}"));
+            let subset = &positions[..used(config, depth)];
+            let cell = pool.install(|| {
+                treestats::measure(subset, *config, depth, args.tt_mb as usize, &|| bar.inc(1))
+            });
+            table.insert((a, depth), cell);
+        }
+    }
+    bar.finish_and_clear();
+
+    println!(
+        "treestats: {} random positions (6..40 random plies, seed {}), material evaluation, \
+         quiescence on, {} MiB table",
+        positions.len(),
+        args.seed,
+        args.tt_mb
+    );
+    for (title, main) in [
+        (
+            "mean nodes per position, main search (the thesis's count) [thesis table 6.2]",
+            true,
+        ),
+        ("mean nodes per position, main search + quiescence", false),
+    ] {
+        println!("\n{title}");
+        let mut header = format!("{:<12}", "algorithm");
+        for d in &depths {
+            header.push_str(&format!("{:>28}", format!("depth {d}")));
+        }
+        println!("{header}");
+        for (a, (name, _)) in algos.iter().enumerate() {
+            let mut line = format!("{name:<12}");
+            for &d in &depths {
+                let cell = table[&(a, d)];
+                let value = if main { cell.main } else { cell.total };
+                let mut text = with_commas(value);
+                if main && let Some(thesis) = thesis_figure(name, d) {
+                    text.push_str(&format!(" [{}]", with_commas(thesis as f64)));
+                }
+                if cell.positions != positions.len() {
+                    text.push_str(&format!(" n={}", cell.positions));
+                }
+                line.push_str(&format!("{text:>28}"));
+            }
+            println!("{line}");
+        }
+    }
+    let target: Vec<String> = depths
+        .iter()
+        .filter_map(|&d| {
+            thesis_figure("pvs+asp+tt", d)
+                .map(|t| format!("depth {d}: {}", with_commas(t as f64 * 0.75)))
+        })
+        .collect();
+    if !target.is_empty() {
+        println!(
+            "\n75% of the thesis's PVS + AspWin + TT (the full search's target): {}",
+            target.join(", ")
+        );
+    }
+
+    if let Some(path) = &args.json {
+        let mut json = serde_json::Map::new();
+        for (a, (name, _)) in algos.iter().enumerate() {
+            let mut row = serde_json::Map::new();
+            for &d in &depths {
+                row.insert(d.to_string(), serde_json::json!(table[&(a, d)].main));
+            }
+            json.insert(name.clone(), serde_json::Value::Object(row));
+        }
+        let text = serde_json::to_string_pretty(&json).expect("a map of numbers serialises");
+        crate::io::write_atomic(path, text.as_bytes())
+            .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
+    }
+    Ok(())
+}

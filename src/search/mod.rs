@@ -1,0 +1,262 @@
+//! Game-tree search: fail-soft negamax alpha-beta with the seed thesis's enhancements
+//! (chapters 3–4, 6.5), generic over the [`Game`] and the [`Evaluator`].
+//!
+//! - principal variation search (null windows after the first move), iterative deepening,
+//!   aspiration windows with the seed's root loop (listing 6.3: a root move that falls
+//!   outside the window is re-searched alone, and a search stopped mid-iteration returns
+//!   the best root move searched completely);
+//! - a transposition table ([`tt`]), quiescence search over captures (a position with a
+//!   capture pending is never evaluated statically), move ordering by the table's move,
+//!   two killer moves per ply and the history heuristic;
+//! - MTD(f) as an alternative driver;
+//! - draws by repetition (a position already met since the last irreversible move, in the
+//!   game or on the search path) and by the quiet-move rule, detected inside the tree.
+//!
+//! No null-move pruning: zugzwang is common in draughts (seed 4.6).
+//! Scores are centi-units for the side to move; a win `p` plies from the root scores
+//! `WIN − p`, so the engine wins fastest and loses slowest.
+
+pub mod bench;
+mod searcher;
+pub mod treestats;
+pub mod tt;
+
+pub use searcher::Searcher;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use crate::eval::EVAL_LIMIT;
+use crate::game::Game;
+
+/// Deepest ply the search reaches (main search and quiescence together).
+pub const MAX_PLY: usize = 128;
+/// Larger than any score.
+pub const INFINITY: i32 = 32_000;
+/// The score of a win at the root; a win `p` plies away scores `WIN − p`.
+pub const WIN: i32 = 31_000;
+/// Scores at least this large in absolute value are wins or losses.
+pub const WIN_THRESHOLD: i32 = WIN - MAX_PLY as i32;
+const _: () = assert!(EVAL_LIMIT < WIN_THRESHOLD);
+
+/// Which enhancements a search uses. The named combinations are the rows of the thesis's
+/// table 6.2 plus the engine's own search.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct SearchConfig {
+    /// Iterative deepening with this step between depths (1: every depth; 2: the depths
+    /// of the target's parity, seed listing 3.7 "depth++ (can be more)"), reordering the
+    /// root moves by the last iteration's values. `None`: one search at the target depth.
+    pub iterative_deepening: Option<u32>,
+    /// Principal variation search: null windows for every move after the first.
+    pub pvs: bool,
+    /// Aspiration window of ± this many centi-units around the last iteration's value
+    /// (needs iterative deepening).
+    pub aspiration: Option<i32>,
+    pub transposition_table: bool,
+    pub killers: bool,
+    pub history: bool,
+    /// Enhanced transposition cutoffs (seed 4.2.4): before searching the moves of a
+    /// node, look each child up in the table and stop at once if one refutes the window.
+    pub etc: bool,
+    /// Drive the search with MTD(f) null-window probes instead of the PVS root loop.
+    pub mtdf: bool,
+}
+
+/// Aspiration half-width of the engine's search: a quarter of a man.
+pub const ASPIRATION_DELTA: i32 = 25;
+
+impl SearchConfig {
+    /// The engine's search: PVS, iterative deepening by two plies, aspiration windows,
+    /// transposition table with enhanced cutoffs, killers and history.
+    pub const FULL: SearchConfig = SearchConfig {
+        iterative_deepening: Some(2),
+        pvs: true,
+        aspiration: Some(ASPIRATION_DELTA),
+        transposition_table: true,
+        killers: true,
+        history: true,
+        etc: true,
+        mtdf: false,
+    };
+    /// Plain fail-soft alpha-beta, moves in generation order.
+    pub const ALPHA_BETA: SearchConfig = SearchConfig {
+        iterative_deepening: None,
+        pvs: false,
+        aspiration: None,
+        transposition_table: false,
+        killers: false,
+        history: false,
+        etc: false,
+        mtdf: false,
+    };
+
+    /// The algorithm names of `evalearn treestats --algos`, with their configurations.
+    pub const NAMED: [(&'static str, SearchConfig); 9] = [
+        ("ab", SearchConfig::ALPHA_BETA),
+        (
+            "ab+id",
+            SearchConfig {
+                iterative_deepening: Some(1),
+                ..SearchConfig::ALPHA_BETA
+            },
+        ),
+        (
+            "ab+tt",
+            SearchConfig {
+                transposition_table: true,
+                ..SearchConfig::ALPHA_BETA
+            },
+        ),
+        (
+            "ab+id+tt",
+            SearchConfig {
+                iterative_deepening: Some(1),
+                transposition_table: true,
+                ..SearchConfig::ALPHA_BETA
+            },
+        ),
+        (
+            "pvs",
+            SearchConfig {
+                pvs: true,
+                ..SearchConfig::ALPHA_BETA
+            },
+        ),
+        (
+            "pvs+id+tt",
+            SearchConfig {
+                pvs: true,
+                iterative_deepening: Some(1),
+                transposition_table: true,
+                ..SearchConfig::ALPHA_BETA
+            },
+        ),
+        (
+            "pvs+asp+tt",
+            SearchConfig {
+                pvs: true,
+                iterative_deepening: Some(1),
+                aspiration: Some(ASPIRATION_DELTA),
+                transposition_table: true,
+                ..SearchConfig::ALPHA_BETA
+            },
+        ),
+        (
+            "mtdf",
+            SearchConfig {
+                mtdf: true,
+                pvs: false,
+                aspiration: None,
+                ..SearchConfig::FULL
+            },
+        ),
+        ("full", SearchConfig::FULL),
+    ];
+
+    /// The configuration called `name` in [`SearchConfig::NAMED`].
+    pub fn named(name: &str) -> Option<SearchConfig> {
+        SearchConfig::NAMED
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, config)| config)
+    }
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig::FULL
+    }
+}
+
+/// When a search stops. With several limits, the first one reached stops it. A search
+/// stopped by a limit still returns a legal move (if there is one).
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// Deepest iteration (or the only one, without iterative deepening).
+    pub depth: Option<u32>,
+    /// Most nodes, quiescence nodes included. Deterministic.
+    pub nodes: Option<u64>,
+    /// Wall-clock time for the whole search.
+    pub movetime: Option<Duration>,
+    /// Raised by another thread to stop the search.
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+impl Limits {
+    pub fn depth(depth: u32) -> Limits {
+        Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        }
+    }
+
+    pub fn nodes(nodes: u64) -> Limits {
+        Limits {
+            nodes: Some(nodes),
+            ..Limits::default()
+        }
+    }
+
+    pub fn movetime(movetime: Duration) -> Limits {
+        Limits {
+            movetime: Some(movetime),
+            ..Limits::default()
+        }
+    }
+}
+
+/// Node counts of a search. The thesis counts main-search nodes only (quiescence is part
+/// of its evaluation); `total()` counts both, as nps does.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct NodeCounts {
+    /// Positions the main search visited, horizon positions included.
+    pub main: u64,
+    /// Positions quiescence search visited beyond the horizon.
+    pub quiescence: u64,
+}
+
+impl NodeCounts {
+    pub fn total(&self) -> u64 {
+        self.main + self.quiescence
+    }
+}
+
+/// One finished iteration of iterative deepening (or the only one).
+#[derive(Clone, Debug)]
+pub struct Iteration<G: Game> {
+    pub depth: u32,
+    pub score: i32,
+    pub nodes: NodeCounts,
+    pub elapsed: Duration,
+    pub pv: Vec<G::Move>,
+}
+
+/// What a search found.
+#[derive(Clone, Debug)]
+pub struct SearchResult<G: Game> {
+    /// `None` only when the position has no legal move.
+    pub best_move: Option<G::Move>,
+    /// Value of the best move for the side to move (a loss score without moves).
+    pub score: i32,
+    /// Depth of the deepest iteration that finished (0 if none did).
+    pub depth: u32,
+    /// Principal variation from the root, starting with the best move, through the
+    /// quiescence search to the position whose static value gave the score.
+    pub pv: Vec<G::Move>,
+    pub nodes: NodeCounts,
+    pub elapsed: Duration,
+    /// True if a limit other than depth ended the search.
+    pub stopped: bool,
+}
+
+/// A score as text: `cp 125`, or `win 7` / `loss 8` with the plies to the end.
+pub fn format_score(score: i32) -> String {
+    if score >= WIN_THRESHOLD {
+        format!("win {}", WIN - score)
+    } else if score <= -WIN_THRESHOLD {
+        format!("loss {}", WIN + score)
+    } else {
+        format!("cp {score}")
+    }
+}

@@ -1,0 +1,654 @@
+//! The searcher: one thread's search state and the search itself.
+
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use super::tt::{Bound, TranspositionTable};
+use super::{
+    INFINITY, Iteration, Limits, MAX_PLY, NodeCounts, SearchConfig, SearchResult, WIN,
+    WIN_THRESHOLD,
+};
+use crate::eval::{EVAL_LIMIT, Evaluator};
+use crate::game::{Game, GameRecord, MAX_MOVES, MoveList};
+
+/// Ordering score of the transposition table's move and of the two killers; history
+/// scores stay below them.
+const TT_MOVE_SCORE: i32 = 1 << 30;
+const KILLER_SCORES: [i32; 2] = [1 << 29, 1 << 28];
+const HISTORY_MAX: u32 = 1 << 27;
+/// Marks a move already tried in the ordering scores.
+const TRIED: i32 = i32::MIN;
+/// Iterations tried at most when only time or nodes limit the search.
+const MAX_ITERATIONS: u32 = MAX_PLY as u32 - 8;
+/// Enhanced transposition cutoffs are tried at nodes at least this deep: below, the
+/// extra table probes cost more time than the nodes they save.
+const ETC_MIN_DEPTH: i32 = 4;
+/// How often (in nodes) the clock and the stop flag are looked at.
+const CLOCK_INTERVAL: u64 = 1024;
+
+/// One thread's search: evaluator, configuration, transposition table and the per-ply
+/// buffers, all allocated once so the search itself allocates nothing per node.
+pub struct Searcher<G: Game, E: Evaluator<G>> {
+    evaluator: E,
+    config: SearchConfig,
+    tt: TranspositionTable,
+    /// Move list of each ply.
+    lists: Vec<MoveList<G::Move>>,
+    /// Ordering scores of each ply's moves (same indices as `lists`).
+    order: Vec<[i32; MAX_MOVES]>,
+    /// Hash keys of each ply's children (same indices), where computed ahead.
+    child_keys: Vec<[u64; MAX_MOVES]>,
+    killers: Vec<[G::Move; 2]>,
+    history: Vec<u32>,
+    /// Triangular principal-variation table.
+    pv: Vec<[G::Move; MAX_PLY]>,
+    pv_len: [usize; MAX_PLY + 1],
+    /// Hashes of the game's positions since its last irreversible move, then of the
+    /// search path; the last one is the current node's.
+    path: Vec<u64>,
+    nodes: NodeCounts,
+    node_limit: u64,
+    deadline: Option<Instant>,
+    stop_flag: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    stopped: bool,
+    /// Best root move seen by the node search at ply 0 (MTD(f)), with its line.
+    root_best: Option<G::Move>,
+    root_pv: Vec<G::Move>,
+}
+
+impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
+    /// A searcher with a transposition table of `tt_mib` MiB.
+    pub fn new(evaluator: E, config: SearchConfig, tt_mib: usize) -> Self {
+        let tt_mib = if config.transposition_table {
+            tt_mib
+        } else {
+            0
+        };
+        Searcher {
+            evaluator,
+            config,
+            tt: TranspositionTable::new(tt_mib),
+            lists: (0..=MAX_PLY).map(|_| MoveList::new()).collect(),
+            order: vec![[0; MAX_MOVES]; MAX_PLY + 1],
+            child_keys: vec![[0; MAX_MOVES]; MAX_PLY + 1],
+            killers: vec![[G::Move::default(); 2]; MAX_PLY + 1],
+            history: vec![0; G::HISTORY_SIZE],
+            pv: vec![[G::Move::default(); MAX_PLY]; MAX_PLY + 1],
+            pv_len: [0; MAX_PLY + 1],
+            path: Vec::with_capacity(4 * MAX_PLY),
+            nodes: NodeCounts::default(),
+            node_limit: u64::MAX,
+            deadline: None,
+            stop_flag: None,
+            stopped: false,
+            root_best: None,
+            root_pv: Vec::with_capacity(MAX_PLY),
+        }
+    }
+
+    pub fn evaluator(&self) -> &E {
+        &self.evaluator
+    }
+
+    pub fn evaluator_mut(&mut self) -> &mut E {
+        &mut self.evaluator
+    }
+
+    pub fn config(&self) -> SearchConfig {
+        self.config
+    }
+
+    /// Searches a position with no game history before it.
+    pub fn search_position(&mut self, pos: &G, limits: &Limits) -> SearchResult<G> {
+        self.search(&GameRecord::new(*pos), limits, |_| {})
+    }
+
+    /// Searches the current position of `record` (its history decides repetitions and
+    /// the quiet-move count); `on_iteration` hears of every finished iteration.
+    pub fn search(
+        &mut self,
+        record: &GameRecord<G>,
+        limits: &Limits,
+        mut on_iteration: impl FnMut(&Iteration<G>),
+    ) -> SearchResult<G> {
+        let started = Instant::now();
+        self.start(record, limits, started);
+        let root = *record.position();
+        let quiet = record.quiet_plies();
+
+        let mut root_moves: Vec<G::Move> = {
+            let mut list = MoveList::new();
+            root.legal_moves(&mut list);
+            list.to_vec()
+        };
+        let mut result = SearchResult {
+            best_move: root_moves.first().copied(),
+            score: -WIN,
+            depth: 0,
+            pv: root_moves.first().copied().into_iter().collect(),
+            nodes: NodeCounts::default(),
+            elapsed: started.elapsed(),
+            stopped: false,
+        };
+        if root_moves.is_empty() {
+            return result;
+        }
+        let mut values = vec![-INFINITY; root_moves.len()];
+        for depth in self.iteration_depths(limits.depth) {
+            let previous = (result.depth > 0).then_some(result.score);
+            let outcome = if self.config.mtdf {
+                self.mtdf_iteration(&root, quiet, depth, previous.unwrap_or(0))
+            } else {
+                self.root_iteration(&root, quiet, depth, previous, &root_moves, &mut values)
+            };
+            if let Some((best, score, pv)) = outcome {
+                result.best_move = Some(best);
+                result.score = score;
+                result.pv = self.extend_from_table(&root, pv, depth);
+            }
+            if self.stopped {
+                result.stopped = true;
+                break;
+            }
+            result.depth = depth;
+            if !self.config.mtdf {
+                // Best first for the next iteration; a stable sort keeps earlier order
+                // among equal values.
+                let mut paired: Vec<(G::Move, i32)> = root_moves
+                    .iter()
+                    .copied()
+                    .zip(values.iter().copied())
+                    .collect();
+                paired.sort_by_key(|p| std::cmp::Reverse(p.1));
+                (root_moves, values) = paired.into_iter().unzip();
+            }
+            on_iteration(&Iteration {
+                depth,
+                score: result.score,
+                nodes: self.nodes,
+                elapsed: started.elapsed(),
+                pv: result.pv.clone(),
+            });
+            // A win or loss within the searched depth cannot change deeper.
+            if result.score.abs() >= WIN_THRESHOLD && (WIN - result.score.abs()) as u32 <= depth {
+                break;
+            }
+        }
+        result.nodes = self.nodes;
+        result.elapsed = started.elapsed();
+        result
+    }
+
+    /// Depths of the iterations: every `step`-th depth ending at the target (so with step
+    /// 2 all iterations have the target's parity), or the target alone without iterative
+    /// deepening. Without a depth limit the search deepens whatever the configuration.
+    fn iteration_depths(&self, target: Option<u32>) -> impl Iterator<Item = u32> + use<G, E> {
+        let last = target.unwrap_or(MAX_ITERATIONS).clamp(1, MAX_ITERATIONS);
+        let step = match (self.config.iterative_deepening, target) {
+            (Some(step), _) => step.clamp(1, 2),
+            (None, None) => 1,
+            (None, Some(_)) => last,
+        };
+        let first = (last - 1) % step + 1;
+        (first..=last).step_by(step as usize)
+    }
+
+    /// Resets the per-search state: a search depends only on its position, history and
+    /// limits, never on earlier searches.
+    fn start(&mut self, record: &GameRecord<G>, limits: &Limits, started: Instant) {
+        self.tt.new_search();
+        self.killers.fill([G::Move::default(); 2]);
+        self.history.fill(0);
+        self.nodes = NodeCounts::default();
+        self.node_limit = limits.nodes.unwrap_or(u64::MAX);
+        self.deadline = limits.movetime.map(|t| started + t);
+        self.stop_flag = limits.stop.clone();
+        self.stopped = false;
+        self.path.clear();
+        self.path.extend_from_slice(record.reversible_hashes());
+    }
+
+    /// One iteration of the seed's root loop (listing 6.3) at `depth`. Returns the best
+    /// fully searched move, its value and line; `None` if no move was searched fully.
+    fn root_iteration(
+        &mut self,
+        root: &G,
+        quiet: u32,
+        depth: u32,
+        previous: Option<i32>,
+        moves: &[G::Move],
+        values: &mut [i32],
+    ) -> Option<(G::Move, i32, Vec<G::Move>)> {
+        if !self.enter(false) {
+            return None;
+        }
+        let (mut alpha, mut beta) = match (self.config.aspiration, previous) {
+            (Some(delta), Some(v)) if v.abs() < WIN_THRESHOLD => (v - delta, v + delta),
+            _ => (-INFINITY, INFINITY),
+        };
+        let child_depth = depth as i32 - 1;
+        let mut best: Option<(G::Move, i32, Vec<G::Move>)> = None;
+        for (i, &mv) in moves.iter().enumerate() {
+            let child = root.play(mv);
+            let child_quiet = if root.is_irreversible(mv) {
+                0
+            } else {
+                quiet + 1
+            };
+            self.path.push(child.hash_key());
+            let mut value;
+            if i == 0 || !self.config.pvs {
+                value = -self.node(&child, child_depth, 1, -beta, -alpha, child_quiet);
+                if i == 0 && alpha > -INFINITY && value <= alpha && !self.stopped {
+                    // The first move fell below the aspiration window: drop the bound.
+                    alpha = -INFINITY;
+                    value = -self.node(&child, child_depth, 1, -beta, INFINITY, child_quiet);
+                }
+            } else {
+                value = -self.node(&child, child_depth, 1, -alpha - 1, -alpha, child_quiet);
+                if value > alpha && value < beta && !self.stopped {
+                    value = -self.node(&child, child_depth, 1, -beta, -alpha, child_quiet);
+                }
+            }
+            if value >= beta && beta < INFINITY && !self.stopped {
+                // Above the window: lift the upper bound and search this move again.
+                beta = INFINITY;
+                value = -self.node(&child, child_depth, 1, -INFINITY, -alpha, child_quiet);
+            }
+            self.path.pop();
+            if self.stopped {
+                break;
+            }
+            values[i] = value;
+            if best.as_ref().is_none_or(|b| value > b.1) {
+                let mut pv = vec![mv];
+                pv.extend_from_slice(&self.pv[1][1..self.pv_len[1]]);
+                best = Some((mv, value, pv));
+            }
+            if value > alpha {
+                alpha = value;
+            }
+        }
+        best
+    }
+
+    /// One MTD(f) iteration at `depth` from the first guess `guess` (seed listings 3.8
+    /// and 3.9: `nextBeta = value == lower ? value + 1 : value`).
+    fn mtdf_iteration(
+        &mut self,
+        root: &G,
+        quiet: u32,
+        depth: u32,
+        guess: i32,
+    ) -> Option<(G::Move, i32, Vec<G::Move>)> {
+        let (mut lower, mut upper) = (-INFINITY, INFINITY);
+        let mut value = guess;
+        self.root_best = None;
+        while lower < upper {
+            let beta = if value == lower { value + 1 } else { value };
+            value = self.node(root, depth as i32, 0, beta - 1, beta, quiet);
+            if self.stopped {
+                break;
+            }
+            if value < beta {
+                upper = value;
+            } else {
+                lower = value;
+            }
+        }
+        if self.stopped {
+            // Only a move proven at least as good as a bound found this iteration counts.
+            return self
+                .root_best
+                .map(|mv| (mv, lower, self.root_pv.clone()))
+                .filter(|_| lower > -INFINITY);
+        }
+        self.root_best.map(|mv| (mv, value, self.root_pv.clone()))
+    }
+
+    /// Lengthens a principal variation cut short by table cutoffs with the table's best
+    /// moves, up to `depth` plies (stopping at a repeated position).
+    fn extend_from_table(&self, root: &G, mut pv: Vec<G::Move>, depth: u32) -> Vec<G::Move> {
+        if !self.config.transposition_table {
+            return pv;
+        }
+        let mut pos = *root;
+        let mut seen = vec![pos.hash_key()];
+        for &mv in &pv {
+            pos = pos.play(mv);
+            seen.push(pos.hash_key());
+        }
+        let mut moves = MoveList::new();
+        while pv.len() < depth as usize {
+            let Some(best) = self.tt.probe(pos.hash_key()).and_then(|hit| hit.best) else {
+                break;
+            };
+            pos.legal_moves(&mut moves);
+            let Some(&mv) = moves.get(best) else { break };
+            pos = pos.play(mv);
+            if seen.contains(&pos.hash_key()) {
+                break;
+            }
+            seen.push(pos.hash_key());
+            pv.push(mv);
+        }
+        pv
+    }
+
+    /// Counts a visited node, unless a limit says stop: then the search is marked
+    /// stopped (and from then on every node returns at once) and nothing is counted, so
+    /// a node limit is never exceeded.
+    #[inline(always)]
+    fn enter(&mut self, quiescence: bool) -> bool {
+        let total = self.nodes.total();
+        if total >= self.node_limit
+            || (total.is_multiple_of(CLOCK_INTERVAL)
+                && (self.deadline.is_some_and(|d| Instant::now() >= d)
+                    || self
+                        .stop_flag
+                        .as_ref()
+                        .is_some_and(|f| f.load(Ordering::Relaxed))))
+        {
+            self.stopped = true;
+        }
+        if self.stopped {
+            return false;
+        }
+        if quiescence {
+            self.nodes.quiescence += 1;
+        } else {
+            self.nodes.main += 1;
+        }
+        true
+    }
+
+    /// True if the current position (last on the path) occurred earlier since the last
+    /// irreversible move, with the same side to move.
+    #[inline]
+    fn is_repetition(&self, quiet: u32) -> bool {
+        let n = self.path.len();
+        let current = self.path[n - 1];
+        let reach = (quiet as usize).min(n - 1);
+        (2..=reach)
+            .step_by(2)
+            .any(|back| self.path[n - 1 - back] == current)
+    }
+
+    /// Fail-soft negamax alpha-beta (PVS when configured) at `depth` plies; `quiet` counts
+    /// the plies since the last irreversible move. The position's hash is last on the path.
+    fn node(
+        &mut self,
+        pos: &G,
+        depth: i32,
+        ply: usize,
+        mut alpha: i32,
+        beta: i32,
+        quiet: u32,
+    ) -> i32 {
+        self.pv_len[ply] = ply;
+        if !self.enter(false) {
+            return 0;
+        }
+        if ply > 0 && self.is_repetition(quiet) {
+            return 0;
+        }
+        // The quiet-move rule ends the game here (whatever the table says of this position
+        // reached another way), unless the side to move has no move: that loses first.
+        if G::QUIET_DRAW_PLIES.is_some_and(|limit| quiet >= limit) {
+            return if pos.has_legal_move() {
+                0
+            } else {
+                -(WIN - ply as i32)
+            };
+        }
+        if depth <= 0 || ply >= MAX_PLY - 1 {
+            return self.quiesce(pos, ply, alpha, beta);
+        }
+        // The caller pushed this position's key on the path.
+        let key = self.path[self.path.len() - 1];
+        let mut tt_best = None;
+        let use_tt = self.config.transposition_table;
+        if use_tt && let Some(hit) = self.tt.probe(key) {
+            tt_best = hit.best;
+            if ply > 0 && hit.depth >= depth as u32 {
+                let value = from_tt(hit.value, ply);
+                let cut = match hit.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => value >= beta,
+                    Bound::Upper => value <= alpha,
+                };
+                if cut {
+                    return value;
+                }
+            }
+        }
+
+        pos.legal_moves(&mut self.lists[ply]);
+        let count = self.lists[ply].len();
+        if count == 0 {
+            return -(WIN - ply as i32);
+        }
+        // Children deep enough to probe the table get their keys now, and their buckets
+        // are fetched from memory while the search goes on.
+        let keys_ahead = self.config.transposition_table && depth >= 2;
+        if keys_ahead {
+            for index in 0..count {
+                let key = pos.play(self.lists[ply][index]).hash_key();
+                self.child_keys[ply][index] = key;
+                self.tt.prefetch(key);
+            }
+        }
+        if self.config.etc
+            && ply > 0
+            && depth >= ETC_MIN_DEPTH
+            && let Some(value) = self.enhanced_cutoff(ply, depth, beta)
+        {
+            return value;
+        }
+        self.score_moves(pos, ply, tt_best);
+
+        let alpha_in = alpha;
+        let mut best = -INFINITY;
+        let mut best_index = 0;
+        for searched in 0..count {
+            let index = self.pick(ply, count);
+            let mv = self.lists[ply][index];
+            let child = pos.play(mv);
+            let child_quiet = if pos.is_irreversible(mv) {
+                0
+            } else {
+                quiet + 1
+            };
+            self.path.push(if keys_ahead {
+                self.child_keys[ply][index]
+            } else {
+                child.hash_key()
+            });
+            let mut value;
+            if searched > 0 && self.config.pvs {
+                value = -self.node(&child, depth - 1, ply + 1, -alpha - 1, -alpha, child_quiet);
+                if value > alpha && value < beta && !self.stopped {
+                    value = -self.node(&child, depth - 1, ply + 1, -beta, -alpha, child_quiet);
+                }
+            } else {
+                value = -self.node(&child, depth - 1, ply + 1, -beta, -alpha, child_quiet);
+            }
+            self.path.pop();
+            if self.stopped {
+                return 0;
+            }
+            if value > best {
+                best = value;
+                best_index = index;
+                if value > alpha {
+                    alpha = value;
+                    self.update_pv(ply, mv);
+                    if ply == 0 {
+                        self.root_best = Some(mv);
+                        self.root_pv.clear();
+                        self.root_pv
+                            .extend_from_slice(&self.pv[0][..self.pv_len[0]]);
+                    }
+                    if value >= beta {
+                        self.reward(pos, ply, mv, depth);
+                        break;
+                    }
+                }
+            }
+        }
+        if use_tt {
+            let bound = if best >= beta {
+                Bound::Lower
+            } else if best > alpha_in {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            self.tt
+                .store(key, to_tt(best, ply), bound, depth as u32, Some(best_index));
+        }
+        best
+    }
+
+    /// Enhanced transposition cutoff: a child whose stored value (at enough depth) already
+    /// proves this node fails high, found without searching any child.
+    /// Needs the children's keys in `child_keys[ply]`.
+    #[inline]
+    fn enhanced_cutoff(&mut self, ply: usize, depth: i32, beta: i32) -> Option<i32> {
+        for index in 0..self.lists[ply].len() {
+            let Some(hit) = self.tt.probe(self.child_keys[ply][index]) else {
+                continue;
+            };
+            if hit.depth + 1 >= depth as u32 && matches!(hit.bound, Bound::Upper | Bound::Exact) {
+                let value = -from_tt(hit.value, ply + 1);
+                if value >= beta {
+                    return Some(value);
+                }
+            }
+        }
+        None
+    }
+
+    /// Captures until the position is quiet, then the static value. Captures are
+    /// compulsory, so a position with one pending has no "stand pat".
+    fn quiesce(&mut self, pos: &G, ply: usize, mut alpha: i32, beta: i32) -> i32 {
+        self.pv_len[ply] = ply;
+        if pos.is_quiet() || ply >= MAX_PLY - 1 {
+            if !pos.has_legal_move() {
+                return -(WIN - ply as i32);
+            }
+            return self.evaluator.evaluate(pos).clamp(-EVAL_LIMIT, EVAL_LIMIT);
+        }
+        pos.legal_moves(&mut self.lists[ply]);
+        let mut best = -INFINITY;
+        for index in 0..self.lists[ply].len() {
+            let mv = self.lists[ply][index];
+            if !self.enter(true) {
+                return 0;
+            }
+            let value = -self.quiesce(&pos.play(mv), ply + 1, -beta, -alpha);
+            if self.stopped {
+                return 0;
+            }
+            if value > best {
+                best = value;
+                if value > alpha {
+                    alpha = value;
+                    self.update_pv(ply, mv);
+                    if value >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    #[inline]
+    fn update_pv(&mut self, ply: usize, mv: G::Move) {
+        let child_len = self.pv_len[ply + 1].max(ply + 1);
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        head[ply][ply] = mv;
+        head[ply][ply + 1..child_len].copy_from_slice(&tail[0][ply + 1..child_len]);
+        self.pv_len[ply] = child_len;
+    }
+
+    /// Ordering scores: the table's move, then the killers, then by history.
+    #[inline]
+    fn score_moves(&mut self, pos: &G, ply: usize, tt_best: Option<usize>) {
+        let count = self.lists[ply].len();
+        let moves = &self.lists[ply];
+        let scores = &mut self.order[ply];
+        let killers = self.killers[ply];
+        for (i, &mv) in moves.iter().enumerate() {
+            scores[i] = if self.config.history {
+                self.history[pos.history_index(mv)] as i32
+            } else {
+                0
+            };
+            if self.config.killers {
+                if mv == killers[0] {
+                    scores[i] = KILLER_SCORES[0];
+                } else if mv == killers[1] {
+                    scores[i] = KILLER_SCORES[1];
+                }
+            }
+        }
+        if let Some(i) = tt_best.filter(|&i| i < count) {
+            scores[i] = TT_MOVE_SCORE;
+        }
+    }
+
+    /// The untried move with the highest ordering score (the first such on ties).
+    #[inline]
+    fn pick(&mut self, ply: usize, count: usize) -> usize {
+        let scores = &mut self.order[ply];
+        let mut best = 0;
+        for i in 1..count {
+            if scores[i] > scores[best] {
+                best = i;
+            }
+        }
+        scores[best] = TRIED;
+        best
+    }
+
+    /// A move caused a cutoff: make it a killer of this ply and raise its history.
+    #[inline]
+    fn reward(&mut self, pos: &G, ply: usize, mv: G::Move, depth: i32) {
+        if self.config.killers && self.killers[ply][0] != mv {
+            self.killers[ply][1] = self.killers[ply][0];
+            self.killers[ply][0] = mv;
+        }
+        if self.config.history {
+            let slot = &mut self.history[pos.history_index(mv)];
+            *slot += (depth * depth) as u32;
+            if *slot > HISTORY_MAX {
+                self.history.iter_mut().for_each(|h| *h /= 2);
+            }
+        }
+    }
+}
+
+/// Win scores count plies from the root; the table stores them counted from the node.
+#[inline(always)]
+fn to_tt(value: i32, ply: usize) -> i32 {
+    if value >= WIN_THRESHOLD {
+        value + ply as i32
+    } else if value <= -WIN_THRESHOLD {
+        value - ply as i32
+    } else {
+        value
+    }
+}
+
+#[inline(always)]
+fn from_tt(value: i32, ply: usize) -> i32 {
+    if value >= WIN_THRESHOLD {
+        value - ply as i32
+    } else if value <= -WIN_THRESHOLD {
+        value + ply as i32
+    } else {
+        value
+    }
+}
