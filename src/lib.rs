@@ -4,11 +4,16 @@
 //!   game records with the draw rules, notation and perft.
 //! - [`eval`]: the [`eval::Evaluator`] trait and the material evaluator.
 //! - [`search`]: alpha-beta search with the seed's enhancements, generic over both.
+//! - [`selfplay`]: parallel, reproducible self-play games.
+//! - [`arena`]: matches between evaluators and their statistics.
+//! - [`io`]: model files and datasets.
 //! - [`cli`]: the `evalearn` command line.
 
+pub mod arena;
 pub mod cli;
 pub mod eval;
 pub mod game;
 pub mod io;
 pub mod rng;
 pub mod search;
+pub mod selfplay;

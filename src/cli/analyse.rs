@@ -5,7 +5,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::{CliError, position_arg};
-use crate::eval::Material;
+use crate::eval::spec::EvalSpec;
 use crate::game::checkers::Checkers;
 use crate::game::{Game, GameRecord};
 use crate::search::{Iteration, Limits, MAX_PLY, SearchConfig, Searcher, format_score};
@@ -35,6 +35,9 @@ pub struct AnalyseArgs {
     /// Print the principal variation in algebraic notation
     #[arg(long)]
     algebraic: bool,
+    /// Evaluator: `material` or a model file path
+    #[arg(long, default_value = "material")]
+    eval: String,
 }
 
 /// A line of moves from `pos`, space-separated.
@@ -58,12 +61,14 @@ pub fn analyse(args: AnalyseArgs) -> Result<(), CliError> {
         depth: args.depth,
         nodes: args.nodes,
         movetime: args.movetime.map(Duration::from_millis),
-        stop: None,
+        ..Limits::default()
     };
     if limits.depth.is_none() && limits.nodes.is_none() && limits.movetime.is_none() {
         limits.depth = Some(DEFAULT_DEPTH);
     }
-    let mut searcher = Searcher::new(Material, SearchConfig::FULL, args.tt_mb as usize);
+    let spec = EvalSpec::parse(&args.eval).map_err(CliError::input)?;
+    let (evaluator, _) = spec.load().map_err(|e| CliError::input(e.to_string()))?;
+    let mut searcher = Searcher::new(evaluator, SearchConfig::FULL, args.tt_mb as usize);
     let record = GameRecord::new(pos);
     let result = searcher.search(&record, &limits, |it: &Iteration<Checkers>| {
         let seconds = it.elapsed.as_secs_f64();

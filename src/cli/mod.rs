@@ -1,8 +1,13 @@
 //! The `evalearn` command line: one binary, one subcommand per job.
 
 mod analyse;
+mod args;
 mod bench;
+mod matches;
+mod model;
 mod perft;
+mod play;
+mod selfplay;
 mod treestats;
 
 use std::process::ExitCode;
@@ -36,6 +41,16 @@ enum Command {
     Bench(bench::BenchArgs),
     /// The thesis experiment (table 6.2): mean tree sizes of search algorithms
     Treestats(treestats::TreeStatsArgs),
+    /// Play a game against the engine in the terminal (or watch it play itself)
+    Play(play::PlayArgs),
+    /// Inspect model files
+    Model(model::ModelArgs),
+    /// Play games of an evaluator against itself and write them as a dataset
+    Selfplay(selfplay::SelfPlayArgs),
+    /// Inspect or merge self-play datasets
+    Dataset(selfplay::DatasetArgs),
+    /// Play two evaluators against each other and report the Elo difference
+    Match(matches::MatchArgs),
 }
 
 /// A failed command: the message for stderr and the exit status.
@@ -78,6 +93,11 @@ pub fn run() -> ExitCode {
         Command::Analyse(args) => analyse::analyse(args),
         Command::Bench(args) => bench::bench(args),
         Command::Treestats(args) => treestats::treestats(args),
+        Command::Play(args) => play::play(args),
+        Command::Model(args) => model::model(args),
+        Command::Selfplay(args) => selfplay::selfplay(args),
+        Command::Dataset(args) => selfplay::dataset(args),
+        Command::Match(args) => matches::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

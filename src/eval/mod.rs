@@ -1,7 +1,11 @@
-//! Static evaluation: the [`Evaluator`] trait every evaluator implements (material now,
-//! the learned ones later) and the material evaluator of the seed.
+//! Static evaluation: the [`Evaluator`] trait every evaluator implements, the material
+//! evaluator of the seed, the learned evaluators, and [`spec`]: choosing one at run time
+//! (`material` or a model file).
 
+pub mod features;
+pub mod linear;
 mod material;
+pub mod spec;
 
 pub use material::Material;
 

@@ -181,6 +181,9 @@ pub struct Limits {
     pub movetime: Option<Duration>,
     /// Raised by another thread to stop the search.
     pub stop: Option<Arc<AtomicBool>>,
+    /// Search every root move with a full window, so that all of
+    /// [`SearchResult::root_values`] are exact (softmax exploration needs them); slower.
+    pub exact_root_values: bool,
 }
 
 impl Limits {
@@ -248,6 +251,10 @@ pub struct SearchResult<G: Game> {
     pub elapsed: Duration,
     /// True if a limit other than depth ended the search.
     pub stopped: bool,
+    /// Every root move with its value in the last finished iteration, best first. Only
+    /// the best value is exact unless [`Limits::exact_root_values`] was set (the others
+    /// are upper bounds); empty if no iteration finished or with MTD(f).
+    pub root_values: Vec<(G::Move, i32)>,
 }
 
 /// A score as text: `cp 125`, or `win 7` / `loss 8` with the plies to the end.

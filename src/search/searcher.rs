@@ -51,6 +51,8 @@ pub struct Searcher<G: Game, E: Evaluator<G>> {
     deadline: Option<Instant>,
     stop_flag: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     stopped: bool,
+    /// Search every root move with a full window (see [`Limits::exact_root_values`]).
+    exact_root_values: bool,
     /// Best root move seen by the node search at ply 0 (MTD(f)), with its line.
     root_best: Option<G::Move>,
     root_pv: Vec<G::Move>,
@@ -81,6 +83,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             deadline: None,
             stop_flag: None,
             stopped: false,
+            exact_root_values: false,
             root_best: None,
             root_pv: Vec::with_capacity(MAX_PLY),
         }
@@ -129,6 +132,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             nodes: NodeCounts::default(),
             elapsed: started.elapsed(),
             stopped: false,
+            root_values: Vec::new(),
         };
         if root_moves.is_empty() {
             return result;
@@ -160,6 +164,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                     .zip(values.iter().copied())
                     .collect();
                 paired.sort_by_key(|p| std::cmp::Reverse(p.1));
+                result.root_values.clone_from(&paired);
                 (root_moves, values) = paired.into_iter().unzip();
             }
             on_iteration(&Iteration {
@@ -204,6 +209,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         self.deadline = limits.movetime.map(|t| started + t);
         self.stop_flag = limits.stop.clone();
         self.stopped = false;
+        self.exact_root_values = limits.exact_root_values;
         self.path.clear();
         self.path.extend_from_slice(record.reversible_hashes());
     }
@@ -222,8 +228,9 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         if !self.enter(false) {
             return None;
         }
+        let exact = self.exact_root_values;
         let (mut alpha, mut beta) = match (self.config.aspiration, previous) {
-            (Some(delta), Some(v)) if v.abs() < WIN_THRESHOLD => (v - delta, v + delta),
+            (Some(delta), Some(v)) if v.abs() < WIN_THRESHOLD && !exact => (v - delta, v + delta),
             _ => (-INFINITY, INFINITY),
         };
         let child_depth = depth as i32 - 1;
@@ -237,7 +244,9 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             };
             self.path.push(child.hash_key());
             let mut value;
-            if i == 0 || !self.config.pvs {
+            if exact {
+                value = -self.node(&child, child_depth, 1, -INFINITY, INFINITY, child_quiet);
+            } else if i == 0 || !self.config.pvs {
                 value = -self.node(&child, child_depth, 1, -beta, -alpha, child_quiet);
                 if i == 0 && alpha > -INFINITY && value <= alpha && !self.stopped {
                     // The first move fell below the aspiration window: drop the bound.

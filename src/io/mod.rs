@@ -1,6 +1,14 @@
-//! Files the program writes: always atomically (a temporary file in the same folder,
-//! flushed, then renamed over the target), so a reader never sees half a file and a
-//! killed job leaves the old file or the new one.
+//! Everything evalearn reads and writes as files. Files are always written atomically (a
+//! temporary file in the same folder, flushed, then renamed over the target), so a reader
+//! never sees half a file and a killed job leaves the old file or the new one.
+//!
+//! - [`model`]: model files (header, bincode payload, checksum);
+//! - [`dataset`]: self-play datasets (one checksummed frame per game).
+//!
+//! bincode is used here and nowhere else.
+
+pub mod dataset;
+pub mod model;
 
 use std::fs::{self, File};
 use std::io::{self, Write};

@@ -1,0 +1,141 @@
+//! Matches between two evaluators A and B: game pairs (each opening played twice, colours
+//! swapped), played in parallel over the pairs, scored with the pentanomial statistics of
+//! [`super::stats`]. Results are taken in pair order, so the outcome, an SPRT stop
+//! included, is the same whatever the thread count.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::engine_game::play_engine_game;
+use super::stats::{GameResult, MatchTally, SprtDecision, SprtParams, SprtResult};
+use super::workers::run_workers;
+use crate::eval::spec::AnyEvaluator;
+use crate::game::checkers::Checkers;
+use crate::game::{Game, Side};
+use crate::io::dataset::DatasetGame;
+use crate::rng;
+use crate::search::{Limits, SearchConfig, Searcher};
+
+/// How a match is played.
+#[derive(Clone, Debug)]
+pub struct MatchConfig {
+    /// Game pairs; pair `p` plays opening `p` twice.
+    pub pairs: u64,
+    pub limits_a: Limits,
+    pub limits_b: Limits,
+    pub ply_cap: u32,
+    /// Worker threads (0: one per core).
+    pub threads: usize,
+    /// Transposition table of each engine of each worker, in MiB.
+    pub tt_mib: usize,
+    pub seed: u64,
+    /// Stop as soon as the test decides.
+    pub sprt: Option<SprtParams>,
+}
+
+/// One pair of games: `games[0]` with A as White, `games[1]` with A as Black.
+#[derive(Clone, Debug)]
+pub struct PairResult {
+    pub index: u64,
+    pub games: [DatasetGame; 2],
+    /// The two results from A's side.
+    pub results: (GameResult, GameResult),
+}
+
+/// What a match found.
+#[derive(Clone, Debug)]
+pub struct MatchOutcome {
+    pub tally: MatchTally,
+    /// The pairs counted, in order.
+    pub pairs: Vec<PairResult>,
+    pub sprt: Option<SprtResult>,
+    /// True when the SPRT decided before all pairs were played.
+    pub stopped_early: bool,
+}
+
+/// Plays the match; `on_pair` hears of each counted pair (in order) with the tally.
+pub fn run_match(
+    a: &AnyEvaluator,
+    b: &AnyEvaluator,
+    openings: &[Checkers],
+    config: &MatchConfig,
+    mut on_pair: impl FnMut(&PairResult, &MatchTally),
+) -> Result<MatchOutcome, String> {
+    if openings.is_empty() {
+        return Err("no opening to start games from".to_string());
+    }
+    let jobs: Vec<u64> = (0..config.pairs).collect();
+    let stop = AtomicBool::new(false);
+    let mut outcome = MatchOutcome {
+        tally: MatchTally::default(),
+        pairs: Vec::new(),
+        sprt: None,
+        stopped_early: false,
+    };
+    // Pairs finish out of order; they are counted in order.
+    let mut waiting: BTreeMap<u64, PairResult> = BTreeMap::new();
+    let mut decided = false;
+    run_workers(
+        config.threads,
+        &jobs,
+        &stop,
+        || {
+            (
+                Searcher::new(a.clone(), SearchConfig::FULL, config.tt_mib),
+                Searcher::new(b.clone(), SearchConfig::FULL, config.tt_mib),
+            )
+        },
+        |(searcher_a, searcher_b), pair| {
+            let opening = openings[(pair % openings.len() as u64) as usize];
+            let mut game = |a_side: Side, index: u64| {
+                let mut rng = rng::stream(config.seed, index);
+                play_engine_game(
+                    index,
+                    opening,
+                    config.ply_cap,
+                    None,
+                    &mut rng,
+                    |record, _| {
+                        if record.position().side_to_move() == a_side {
+                            searcher_a.search(record, &config.limits_a, |_| {})
+                        } else {
+                            searcher_b.search(record, &config.limits_b, |_| {})
+                        }
+                    },
+                )
+            };
+            let first = game(Side::First, 2 * pair);
+            let second = game(Side::Second, 2 * pair + 1);
+            PairResult {
+                index: pair,
+                results: (
+                    GameResult::from_outcome(first.outcome, Side::First),
+                    GameResult::from_outcome(second.outcome, Side::Second),
+                ),
+                games: [first, second],
+            }
+        },
+        |pair| {
+            if decided {
+                return;
+            }
+            waiting.insert(pair.index, pair);
+            while let Some(pair) = waiting.remove(&(outcome.pairs.len() as u64)) {
+                outcome.tally.add_pair(pair.results.0, pair.results.1);
+                on_pair(&pair, &outcome.tally);
+                outcome.pairs.push(pair);
+                if let Some(params) = &config.sprt {
+                    let result = outcome.tally.sprt(params);
+                    outcome.sprt = Some(result);
+                    if result.decision != SprtDecision::Continue {
+                        decided = true;
+                        outcome.stopped_early = (outcome.pairs.len() as u64) < config.pairs;
+                        stop.store(true, Ordering::Relaxed);
+                        break;
+                    }
+                }
+            }
+        },
+    )?;
+    Ok(outcome)
+}

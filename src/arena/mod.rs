@@ -1,0 +1,8 @@
+//! Engines playing each other: openings, the engine-game loop, matches and their
+//! statistics.
+
+pub mod engine_game;
+pub mod matches;
+pub mod openings;
+pub mod stats;
+pub mod workers;

@@ -1,0 +1,277 @@
+//! `evalearn match`: two evaluators play game pairs; the report says how much stronger A
+//! is than B, with an interval, and (with `--sprt`) stops as soon as that is decided.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use super::CliError;
+use super::args::{LimitArgs, OpeningArgs, load_evaluator, progress_bar};
+use crate::arena::matches::{MatchConfig, MatchOutcome, PairResult, run_match};
+use crate::arena::stats::SprtParams;
+use crate::game::GameRecord;
+use crate::game::checkers::pdn::{self, PdnGame, PdnResult};
+use crate::search::{Limits, MAX_PLY};
+
+#[derive(Args, Debug)]
+pub struct MatchArgs {
+    /// Engine A: `material` or a model file path
+    #[arg(long)]
+    a: String,
+    /// Engine B: `material` or a model file path
+    #[arg(long)]
+    b: String,
+    /// Games (an even number: each opening is played twice, colours swapped)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(2..=10_000_000))]
+    games: u64,
+    /// Depth per move, both engines
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=(MAX_PLY as i64 - 8)))]
+    depth: Option<u32>,
+    /// Nodes per move, both engines
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    nodes: Option<u64>,
+    /// Milliseconds per move, both engines
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    movetime: Option<u64>,
+    /// Depth per move for A (replaces the common limit for A)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=(MAX_PLY as i64 - 8)))]
+    a_depth: Option<u32>,
+    /// Nodes per move for A
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    a_nodes: Option<u64>,
+    /// Milliseconds per move for A
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    a_movetime: Option<u64>,
+    /// Depth per move for B (replaces the common limit for B)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=(MAX_PLY as i64 - 8)))]
+    b_depth: Option<u32>,
+    /// Nodes per move for B
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    b_nodes: Option<u64>,
+    /// Milliseconds per move for B
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    b_movetime: Option<u64>,
+    #[command(flatten)]
+    openings: OpeningArgs,
+    /// Worker threads (default: one per core); with depth or node limits the result does
+    /// not depend on it
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Seed of the random openings
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Sequential test ELO0,ELO1,ALPHA,BETA (e.g. 0,10,0.05,0.05): stop once decided
+    #[arg(long)]
+    sprt: Option<String>,
+    /// Plies after which a game stops, counted as a draw
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    ply_cap: u32,
+    /// Transposition table of each engine in each worker, in MiB
+    #[arg(long = "tt-mb", default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    tt_mb: u64,
+    /// Also write the games as PDN
+    #[arg(long)]
+    pdn: Option<PathBuf>,
+    /// Also write the report as JSON
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+/// One side's limits: its own flags if any, else the common ones.
+fn side_limits(
+    side: &str,
+    own: (Option<u32>, Option<u64>, Option<u64>),
+    common: (Option<u32>, Option<u64>, Option<u64>),
+) -> Result<Limits, CliError> {
+    let (depth, nodes, movetime) = if own != (None, None, None) {
+        own
+    } else {
+        common
+    };
+    if (depth, nodes, movetime) == (None, None, None) {
+        return Err(CliError::input(format!(
+            "engine {side} has no search limit: give --depth, --nodes or --movetime \
+             (or --{side}-depth, --{side}-nodes, --{side}-movetime)"
+        )));
+    }
+    Ok(Limits {
+        depth,
+        nodes,
+        movetime: movetime.map(Duration::from_millis),
+        ..Limits::default()
+    })
+}
+
+pub fn run(args: MatchArgs) -> Result<(), CliError> {
+    if !args.games.is_multiple_of(2) {
+        return Err(CliError::input(format!(
+            "--games {}: must be even (each opening is played twice, colours swapped)",
+            args.games
+        )));
+    }
+    let sprt = match &args.sprt {
+        Some(text) => Some(SprtParams::parse(text).map_err(|e| CliError::input(e.to_string()))?),
+        None => None,
+    };
+    let common = (args.depth, args.nodes, args.movetime);
+    let limits_a = side_limits("a", (args.a_depth, args.a_nodes, args.a_movetime), common)?;
+    let limits_b = side_limits("b", (args.b_depth, args.b_nodes, args.b_movetime), common)?;
+    let (spec_a, eval_a, _) = load_evaluator(&args.a)?;
+    let (spec_b, eval_b, _) = load_evaluator(&args.b)?;
+    let pairs = args.games / 2;
+    let openings = args.openings.openings(pairs as usize, args.seed)?;
+    let config = MatchConfig {
+        pairs,
+        limits_a,
+        limits_b,
+        ply_cap: args.ply_cap,
+        threads: args.threads,
+        tt_mib: args.tt_mb as usize,
+        seed: args.seed,
+        sprt,
+    };
+    let bar = progress_bar(pairs, "[{bar:30}] {pos}/{len} pairs, eta {eta}  {msg}");
+    let outcome = run_match(&eval_a, &eval_b, &openings, &config, |_, tally| {
+        let e = tally.estimate();
+        bar.set_message(format!(
+            "A scores {:.1}%, Elo {:+.0} [{:+.0}, {:+.0}]",
+            100.0 * e.score,
+            e.elo,
+            e.elo_low,
+            e.elo_high
+        ));
+        bar.inc(1);
+    })
+    .map_err(CliError::failure)?;
+    bar.finish_and_clear();
+
+    let names = (
+        format!("A: {spec_a} ({})", LimitArgs::describe(&config.limits_a)),
+        format!("B: {spec_b} ({})", LimitArgs::describe(&config.limits_b)),
+    );
+    print_report(&outcome, &names, &config);
+    if let Some(path) = &args.pdn {
+        let text: String = outcome
+            .pairs
+            .iter()
+            .flat_map(|pair| pair_pdn(pair, &names))
+            .map(|game| pdn::write_game(&game))
+            .collect();
+        crate::io::write_atomic(path, text.as_bytes())
+            .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if let Some(path) = &args.json {
+        let text = report_json(&outcome, &names, &config);
+        crate::io::write_atomic(path, text.as_bytes())
+            .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
+    }
+    Ok(())
+}
+
+fn print_report(outcome: &MatchOutcome, names: &(String, String), config: &MatchConfig) {
+    let t = &outcome.tally.trinomial;
+    let e = outcome.tally.estimate();
+    println!("match: {} vs {}", names.0, names.1);
+    println!(
+        "games        {} ({} pairs; each opening played twice, colours swapped)",
+        t.games(),
+        outcome.pairs.len()
+    );
+    println!(
+        "A            {} wins, {} draws, {} losses: score {:.1}%",
+        t.wins,
+        t.draws,
+        t.losses,
+        100.0 * e.score
+    );
+    println!(
+        "Elo (A − B)  {:+.1}, 95% interval [{:+.1}, {:+.1}]",
+        e.elo, e.elo_low, e.elo_high
+    );
+    println!("LOS          {:.1}%", 100.0 * e.los);
+    println!("draw ratio   {:.1}%", 100.0 * e.draw_ratio.unwrap_or(0.0));
+    println!(
+        "pentanomial  {:?} (pairs in which A scored 0, ½, 1, 1½, 2 points)",
+        outcome.tally.pentanomial.counts
+    );
+    if let (Some(result), Some(params)) = (&outcome.sprt, &config.sprt) {
+        println!(
+            "SPRT         elo0 {} elo1 {} alpha {} beta {}: LLR {:.3} in [{:.3}, {:.3}] → {}{}",
+            params.elo0(),
+            params.elo1(),
+            params.alpha(),
+            params.beta(),
+            result.llr,
+            result.lower,
+            result.upper,
+            result.decision,
+            if outcome.stopped_early {
+                format!(" (stopped after {} pairs)", outcome.pairs.len())
+            } else {
+                String::new()
+            }
+        );
+    }
+}
+
+fn report_json(outcome: &MatchOutcome, names: &(String, String), config: &MatchConfig) -> String {
+    let t = &outcome.tally.trinomial;
+    let e = outcome.tally.estimate();
+    let mut json = serde_json::json!({
+        "a": names.0,
+        "b": names.1,
+        "games": t.games(),
+        "pairs": outcome.pairs.len(),
+        "wins": t.wins,
+        "draws": t.draws,
+        "losses": t.losses,
+        "score": e.score,
+        "elo": e.elo,
+        "elo_low": e.elo_low,
+        "elo_high": e.elo_high,
+        "los": e.los,
+        "draw_ratio": e.draw_ratio,
+        "pentanomial": outcome.tally.pentanomial.counts,
+    });
+    if let (Some(result), Some(params)) = (&outcome.sprt, &config.sprt) {
+        json["sprt"] = serde_json::json!({
+            "elo0": params.elo0(),
+            "elo1": params.elo1(),
+            "alpha": params.alpha(),
+            "beta": params.beta(),
+            "llr": result.llr,
+            "lower": result.lower,
+            "upper": result.upper,
+            "decision": result.decision,
+            "stopped_early": outcome.stopped_early,
+        });
+    }
+    serde_json::to_string_pretty(&json).expect("plain values serialise")
+}
+
+/// The two games of a pair as PDN.
+fn pair_pdn(pair: &PairResult, names: &(String, String)) -> Vec<PdnGame> {
+    pair.games
+        .iter()
+        .enumerate()
+        .map(|(g, game)| {
+            let mut record = GameRecord::new(game.positions[0]);
+            for &mv in &game.moves {
+                record.play(mv);
+            }
+            let (white, black) = if g == 0 {
+                (&names.0, &names.1)
+            } else {
+                (&names.1, &names.0)
+            };
+            let tags = vec![
+                ("Event".to_string(), "evalearn match".to_string()),
+                ("Round".to_string(), format!("{}.{}", pair.index + 1, g + 1)),
+                ("White".to_string(), white.clone()),
+                ("Black".to_string(), black.clone()),
+            ];
+            PdnGame::from_record(&record, tags, PdnResult::from_outcome(Some(game.outcome)))
+        })
+        .collect()
+}

@@ -1,0 +1,250 @@
+//! `evalearn selfplay` and `evalearn dataset`: generating and inspecting self-play data.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use clap::{Args, Subcommand};
+
+use super::CliError;
+use super::args::{LimitArgs, OpeningArgs, load_evaluator, progress_bar};
+use crate::arena::engine_game::Exploration;
+use crate::game::checkers::Checkers;
+use crate::game::checkers::pdn::{self, PdnGame, PdnResult};
+use crate::game::{EndReason, Game, GameRecord};
+use crate::io::dataset::{Dataset, DatasetGame, DatasetWriter};
+use crate::selfplay::{self, SelfPlayConfig, Shard, Tally};
+
+/// Most games one run plays.
+const MAX_GAMES: u64 = 100_000_000;
+
+#[derive(Args, Debug)]
+pub struct SelfPlayArgs {
+    /// Evaluator: `material` or a model file path
+    #[arg(long)]
+    eval: String,
+    /// Games in the whole run (all shards together)
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_GAMES))]
+    games: u64,
+    #[command(flatten)]
+    limits: LimitArgs,
+    /// Worker threads (default: one per core); the output does not depend on it
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Seed of every random choice (openings, exploration)
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[command(flatten)]
+    openings: OpeningArgs,
+    /// Softmax exploration over root move values, temperature in men (0.5 = 50 centi-units)
+    #[arg(long)]
+    temperature: Option<f64>,
+    /// Plies of each game that explore (with --temperature)
+    #[arg(long, default_value_t = 10, requires = "temperature")]
+    temperature_plies: u32,
+    /// Play only shard I of N (games whose index is I-1 mod N)
+    #[arg(long, default_value = "1/1")]
+    shard: String,
+    /// Plies after which a game stops, counted as a draw
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    ply_cap: u32,
+    /// Transposition table of each worker, in MiB
+    #[arg(long = "tt-mb", default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    tt_mb: u64,
+    /// The dataset to write
+    #[arg(long)]
+    out: PathBuf,
+    /// Also write the games as PDN
+    #[arg(long)]
+    pdn: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct DatasetArgs {
+    #[command(subcommand)]
+    command: DatasetCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum DatasetCommand {
+    /// Games, positions and results of a dataset
+    Info {
+        /// The dataset file
+        path: PathBuf,
+    },
+    /// Join datasets (e.g. shards of one run) into one, sorted by game index
+    Merge {
+        /// The dataset to write
+        #[arg(long)]
+        out: PathBuf,
+        /// Datasets to join
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+    },
+}
+
+pub fn selfplay(args: SelfPlayArgs) -> Result<(), CliError> {
+    let shard = Shard::parse(&args.shard).map_err(CliError::input)?;
+    let exploration = match args.temperature {
+        Some(t) if t.is_finite() && t > 0.0 => Some(Exploration {
+            temperature: t,
+            plies: args.temperature_plies,
+        }),
+        Some(t) => {
+            return Err(CliError::input(format!(
+                "--temperature {t}: must be above 0"
+            )));
+        }
+        None => None,
+    };
+    let (spec, evaluator, _) = load_evaluator(&args.eval)?;
+    let openings = args.openings.openings(args.games as usize, args.seed)?;
+    let config = SelfPlayConfig {
+        games: args.games,
+        limits: args.limits.limits(),
+        seed: args.seed,
+        exploration,
+        ply_cap: args.ply_cap,
+        threads: args.threads,
+        shard,
+        tt_mib: args.tt_mb as usize,
+    };
+    let mut writer = DatasetWriter::create(&args.out, Checkers::NAME)
+        .map_err(|e| CliError::failure(e.to_string()))?;
+    let total = shard.games(args.games).len() as u64;
+    let bar = progress_bar(
+        total,
+        "[{bar:30}] {pos}/{len} games, {per_sec}, eta {eta}  {msg}",
+    );
+    let started = Instant::now();
+    let mut tally = Tally::default();
+    let mut games: Vec<DatasetGame> = Vec::new();
+    let mut write_error = None;
+    let stop = AtomicBool::new(false);
+    selfplay::run(&config, &evaluator, &openings, &stop, |game| {
+        tally.add(&game);
+        if write_error.is_none()
+            && let Err(e) = writer.append(&game)
+        {
+            write_error = Some(e);
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        let seconds = started.elapsed().as_secs_f64().max(1e-9);
+        bar.set_message(format!(
+            "W/D/L {}/{}/{}  {:.0} positions/s",
+            tally.white_wins,
+            tally.draws,
+            tally.black_wins,
+            tally.positions as f64 / seconds
+        ));
+        bar.inc(1);
+        if args.pdn.is_some() {
+            games.push(game);
+        }
+    })
+    .map_err(CliError::failure)?;
+    bar.finish_and_clear();
+    if let Some(e) = write_error {
+        return Err(CliError::failure(e.to_string()));
+    }
+    writer
+        .finish()
+        .map_err(|e| CliError::failure(e.to_string()))?;
+    if let Some(path) = &args.pdn {
+        games.sort_by_key(|g| g.index);
+        let name = spec.to_string();
+        let text: String = games
+            .iter()
+            .map(|g| pdn::write_game(&pdn_game(g, &name)))
+            .collect();
+        crate::io::write_atomic(path, text.as_bytes())
+            .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "selfplay: {} games, {} positions in {:.1} s ({:.2} games/s, {:.0} positions/s); \
+         white wins {}, draws {} ({} at the ply cap), black wins {}; written to {}",
+        tally.games,
+        tally.positions,
+        seconds,
+        tally.games as f64 / seconds.max(1e-9),
+        tally.positions as f64 / seconds.max(1e-9),
+        tally.white_wins,
+        tally.draws,
+        tally.capped,
+        tally.black_wins,
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// A dataset game as PDN, both sides named after the evaluator.
+pub fn pdn_game(game: &DatasetGame, player: &str) -> PdnGame {
+    let mut record = GameRecord::new(game.positions[0]);
+    for &mv in &game.moves {
+        record.play(mv);
+    }
+    let tags = vec![
+        ("Event".to_string(), "evalearn selfplay".to_string()),
+        ("Round".to_string(), (game.index + 1).to_string()),
+        ("White".to_string(), player.to_string()),
+        ("Black".to_string(), player.to_string()),
+    ];
+    PdnGame::from_record(&record, tags, PdnResult::from_outcome(Some(game.outcome)))
+}
+
+pub fn dataset(args: DatasetArgs) -> Result<(), CliError> {
+    match args.command {
+        DatasetCommand::Info { path } => {
+            let data = Dataset::read(&path, None).map_err(|e| CliError::input(e.to_string()))?;
+            if let Some(warning) = &data.warning {
+                eprintln!("warning: {warning}");
+            }
+            let mut tally = Tally::default();
+            let mut reasons = [0u64; 4];
+            for game in &data.games {
+                tally.add(game);
+                reasons[match game.reason {
+                    EndReason::NoMoves => 0,
+                    EndReason::Repetition => 1,
+                    EndReason::QuietMoveRule => 2,
+                    EndReason::PlyCap => 3,
+                }] += 1;
+            }
+            let lengths: Vec<usize> = data.games.iter().map(DatasetGame::len).collect();
+            println!("dataset {} ({} games)", path.display(), data.game);
+            println!("games        {}", tally.games);
+            println!("positions    {}", tally.positions);
+            if let (Some(min), Some(max)) = (lengths.iter().min(), lengths.iter().max()) {
+                println!(
+                    "plies        {min}..{max}, mean {:.1}",
+                    tally.positions as f64 / tally.games as f64
+                );
+            }
+            println!(
+                "results      white wins {}, draws {}, black wins {}",
+                tally.white_wins, tally.draws, tally.black_wins
+            );
+            println!(
+                "endings      no moves {}, repetition {}, 20-move rule {}, ply cap {}",
+                reasons[0], reasons[1], reasons[2], reasons[3]
+            );
+            Ok(())
+        }
+        DatasetCommand::Merge { out, inputs } => {
+            let mut games = Vec::new();
+            for input in &inputs {
+                let data = Dataset::read(input, Some(Checkers::NAME))
+                    .map_err(|e| CliError::input(e.to_string()))?;
+                if let Some(warning) = &data.warning {
+                    eprintln!("warning: {warning}");
+                }
+                games.extend(data.games);
+            }
+            Dataset::write_sorted(&out, Checkers::NAME, &games)
+                .map_err(|e| CliError::input(e.to_string()))?;
+            println!("merged {} games into {}", games.len(), out.display());
+            Ok(())
+        }
+    }
+}

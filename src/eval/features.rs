@@ -1,0 +1,805 @@
+//! Positional features of Brazilian draughts positions (Samuel-style), for the linear
+//! evaluator of the Samuel learner (seed 5.2): `eval = material + Σ w_i·f_i`.
+//!
+//! Every feature is computed per side, each side seen from its own end of the board (its
+//! men move "forward", its back rank is where it started), and the feature value is
+//! (side to move) − (opponent). The per-side geometry of Black is White's rotated by 180°
+//! (square n ↦ 33 − n, which in the ghost-bit layout is the bit reversal of the 35-bit
+//! word) and Black's directions are White's reversed, so a position and its colour-swapped
+//! rotation get the same feature vector. Material itself is not a feature: it has its own
+//! fixed weight.
+//!
+//! Everything is whole-board shifts and popcounts; no move list is built, nothing is
+//! allocated. Capture-related features look at single jumps only (no multi-capture or
+//! majority rule): they are cheap hints for the learner, not a tactical search.
+
+use crate::game::Game;
+use crate::game::checkers::board::{BLACK_CROWN, BOARD, Dir, WHITE_CROWN};
+use crate::game::checkers::{Checkers, WHITE};
+
+/// Identifies this feature set (and its order) in saved weight files.
+pub const FEATURE_SET_ID: &str = "samuel-v1";
+
+/// Number of features [`extract`] writes.
+pub const FEATURE_COUNT: usize = 22;
+
+/// Short names, in [`extract`] order.
+pub const FEATURE_NAMES: [&str; FEATURE_COUNT] = [
+    "tempo",
+    "advancement",
+    "back_rank",
+    "bridge",
+    "double_corner_men",
+    "edge_men",
+    "centre_men",
+    "supported_men",
+    "dyke",
+    "holes",
+    "runaway_men",
+    "mobility_men",
+    "safe_men_moves",
+    "blocked_men",
+    "hanging",
+    "threats",
+    "forks",
+    "mobility_kings",
+    "centre_kings",
+    "main_road_kings",
+    "double_diagonal_kings",
+    "lone_kings",
+];
+
+/// One line per feature, in [`extract`] order. "Own" is the side the count is for; the
+/// feature is that count for the side to move minus the count for the opponent.
+pub const FEATURE_DESCRIPTIONS: [&str; FEATURE_COUNT] = [
+    "TEMP: sum over own men of the rows advanced from the own back rank (0..6)",
+    "ADV: own men on rows 5-6 minus own men on rows 3-4 (rows counted from the own side)",
+    "own men on the own back rank (they stop enemy men from crowning)",
+    "BACK (bridge): 1 if own men hold both bridge squares c1 and g1 (Black: f8 and b8)",
+    "own men on the own double corner (h2, g1; Black: a7, b8)",
+    "own men on the side edges (files a and h), which control only one diagonal",
+    "CENT: own men on the 8 central squares (c3 e3 d4 f4 c5 e5 d6 f6)",
+    "own men that cannot be jumped from the front: each square behind is off board or own",
+    "DYKE: own men in the middle of three own men in a row on a diagonal (per diagonal)",
+    "HOLE: empty squares with at least 3 own pieces among their 4 diagonal neighbours",
+    "own men one or two rows before crowning with an empty path to the crowning row",
+    "MOB (men): quiet moves of own men (forward steps to empty squares)",
+    "MOBIL (men): own men's quiet moves after which the man cannot be jumped at once",
+    "own men with no quiet move (both forward squares blocked or off board)",
+    "EXPOS: own pieces the opponent could jump now (men adjacent, kings along the diagonal)",
+    "THRET: empty squares an own man can step to and from there jump an enemy piece",
+    "FORK: empty squares an own man can step to and from there jump in two directions",
+    "MOB (kings): quiet moves of own kings (every empty square along each diagonal)",
+    "KCENT: own kings on the 8 central squares",
+    "own kings on the main road, the long diagonal a1-h8",
+    "own kings on the double diagonals a7-g1 and b8-h2",
+    "own kings, counted only while the opponent has no king",
+];
+
+/// Bitboard of the squares with the given PDN numbers.
+const fn squares(numbers: &[u8]) -> u64 {
+    let mut bits = 0;
+    let mut i = 0;
+    while i < numbers.len() {
+        let index = (numbers[i] - 1) as u32;
+        bits |= 1 << (index + index / 8);
+        i += 1;
+    }
+    bits
+}
+
+/// The squares of rank `rank` (0 = rank 1): PDN numbers 4·(7 − rank) + 1 ..= + 4.
+const fn rank_mask(rank: u8) -> u64 {
+    let first = 4 * (7 - rank) + 1;
+    squares(&[first, first + 1, first + 2, first + 3])
+}
+
+/// The board rotated by 180° (square n ↦ 33 − n): bit i ↦ bit 34 − i in this layout.
+const fn rotate(bits: u64) -> u64 {
+    bits.reverse_bits() >> 29
+}
+
+/// The 8 central squares c3 e3 d4 f4 c5 e5 d6 f6 (the centre 4×4 block).
+const CENTRE: u64 = squares(&[10, 11, 14, 15, 18, 19, 22, 23]);
+/// Files a and h.
+const EDGES: u64 = squares(&[5, 13, 21, 29, 4, 12, 20, 28]);
+/// The long diagonal a1–h8.
+const MAIN_ROAD: u64 = squares(&[29, 25, 22, 18, 15, 11, 8, 4]);
+/// The double diagonals a7–g1 and b8–h2.
+const DOUBLE_DIAGONALS: u64 = squares(&[5, 9, 14, 18, 23, 27, 32, 1, 6, 10, 15, 19, 24, 28]);
+
+/// Where one side's men come from and go to, seen from that side.
+struct Geometry {
+    /// The two directions its men move in.
+    forward: [Dir; 2],
+    /// Where its men are crowned.
+    crown: u64,
+    /// Its own back rank.
+    back_rank: u64,
+    /// Samuel's bridge squares (White: c1, g1).
+    bridge: u64,
+    /// Its own double corner (White: h2, g1).
+    double_corner: u64,
+    /// `rank_bits[k]`: squares whose row number from the own side (0..7) has bit k set.
+    rank_bits: [u64; 3],
+    /// Rows 5–6 and rows 3–4 from the own side, for Samuel's ADV.
+    advanced: u64,
+    backward: u64,
+}
+
+const WHITE_GEOMETRY: Geometry = {
+    let mut rank_bits = [0; 3];
+    let mut rank = 0;
+    while rank < 8 {
+        let mut k = 0;
+        while k < 3 {
+            if rank & (1 << k) != 0 {
+                rank_bits[k] |= rank_mask(rank);
+            }
+            k += 1;
+        }
+        rank += 1;
+    }
+    Geometry {
+        forward: [Dir::NorthWest, Dir::NorthEast],
+        crown: WHITE_CROWN,
+        back_rank: BLACK_CROWN,
+        bridge: squares(&[30, 32]),
+        double_corner: squares(&[28, 32]),
+        rank_bits,
+        advanced: rank_mask(4) | rank_mask(5),
+        backward: rank_mask(2) | rank_mask(3),
+    }
+};
+
+const BLACK_GEOMETRY: Geometry = {
+    let w = &WHITE_GEOMETRY;
+    Geometry {
+        forward: [w.forward[0].opposite(), w.forward[1].opposite()],
+        crown: rotate(w.crown),
+        back_rank: rotate(w.back_rank),
+        bridge: rotate(w.bridge),
+        double_corner: rotate(w.double_corner),
+        rank_bits: [
+            rotate(w.rank_bits[0]),
+            rotate(w.rank_bits[1]),
+            rotate(w.rank_bits[2]),
+        ],
+        advanced: rotate(w.advanced),
+        backward: rotate(w.backward),
+    }
+};
+
+/// Position of `dir` in [`Dir::ALL`], for the per-direction arrays.
+#[inline(always)]
+const fn index(dir: Dir) -> usize {
+    match dir {
+        Dir::NorthWest => 0,
+        Dir::NorthEast => 1,
+        Dir::SouthWest => 2,
+        Dir::SouthEast => 3,
+    }
+}
+
+#[inline(always)]
+fn count(bits: u64) -> i32 {
+    bits.count_ones() as i32
+}
+
+/// `from` plus every empty square reachable from it by sliding along `dir` (occluded
+/// Kogge–Stone fill: three doubling steps cover the 7 steps of the longest diagonal). An
+/// empty-square chain never crosses a ghost bit, so nothing wraps around the board.
+#[inline(always)]
+fn slide(dir: Dir, from: u64, empty: u64) -> u64 {
+    let mut reached = from;
+    let mut open = empty;
+    reached |= open & dir.shift(reached);
+    open &= dir.shift(open);
+    reached |= open & dir.shift(dir.shift(reached));
+    open &= dir.shift(dir.shift(open));
+    reached | (open & dir.shift(dir.shift(dir.shift(dir.shift(reached)))))
+}
+
+/// One side's pieces and what they reach, shared by its own features and the opponent's.
+struct Army {
+    men: u64,
+    kings: u64,
+    all: u64,
+    /// Per direction of [`Dir::ALL`]: the kings plus the empty squares they slide to.
+    king_rays: [u64; 4],
+    /// Per direction: squares where an enemy piece would be jumped by a piece of this
+    /// army moving in that direction (if the square beyond it is empty).
+    attacks: [u64; 4],
+}
+
+impl Army {
+    #[inline(always)]
+    fn new(all: u64, all_kings: u64, empty: u64) -> Army {
+        let kings = all & all_kings;
+        let men = all & !kings;
+        let mut king_rays = [0; 4];
+        if kings != 0 {
+            for dir in Dir::ALL {
+                king_rays[index(dir)] = slide(dir, kings, empty);
+            }
+        }
+        let attacks = Dir::ALL.map(|dir| dir.shift(men | king_rays[index(dir)]) & BOARD);
+        Army {
+            men,
+            kings,
+            all,
+            king_rays,
+            attacks,
+        }
+    }
+}
+
+/// The features of `own` (moving as `geo` says) against `enemy`, not yet differenced.
+#[inline(always)]
+fn side_features(geo: &Geometry, own: &Army, enemy: &Army, empty: u64) -> [i32; FEATURE_COUNT] {
+    let men = own.men;
+    let [ahead_a, ahead_b] = geo.forward;
+    let step_a = ahead_a.shift(men) & empty;
+    let step_b = ahead_b.shift(men) & empty;
+    let steps = step_a | step_b;
+
+    let tempo = count(men & geo.rank_bits[0])
+        + 2 * count(men & geo.rank_bits[1])
+        + 4 * count(men & geo.rank_bits[2]);
+
+    // A man jumped from the front (enemy ahead in direction d, jumping back against d)
+    // lands on the square behind it; an own piece there or the board's end prevents it.
+    let covered = |d: Dir| d.shift(own.all) | !d.shift(BOARD);
+    let supported = men & covered(ahead_a) & covered(ahead_b);
+
+    let dyke = count(men & ahead_a.shift(men) & ahead_a.shift_back(men))
+        + count(men & ahead_b.shift(men) & ahead_b.shift_back(men));
+
+    // At least 3 of the 4 neighbours own: both of one diagonal and one of the other.
+    let [nw, ne, sw, se] = Dir::ALL.map(|d| d.shift(own.all));
+    let holes = empty & ((nw & se & (ne | sw)) | (ne & sw & (nw | se)));
+
+    // Men on the row before crowning with an empty crowning square ahead, and men one row
+    // further back with an empty such square ahead.
+    let crown_open = empty & geo.crown;
+    let last_row = ahead_a.shift_back(crown_open) | ahead_b.shift_back(crown_open);
+    let last_row_open = empty & last_row;
+    let runaway =
+        men & (last_row | ahead_a.shift_back(last_row_open) | ahead_b.shift_back(last_row_open));
+
+    // A step to `to` in direction `ahead` (with `side` the other axis) is unsafe if an
+    // enemy can jump the man there: from the front it lands on the square just vacated;
+    // sideways it needs the square beyond empty; from behind only a king can, sliding in
+    // through the vacated square.
+    let unsafe_steps = |to: u64, ahead: Dir, side: Dir| {
+        let behind = ahead.opposite();
+        let from_front = enemy.attacks[index(behind)];
+        let from_side = (enemy.attacks[index(side)] & side.shift_back(empty))
+            | (enemy.attacks[index(side.opposite())] & side.opposite().shift_back(empty));
+        let from_behind =
+            ahead.shift(ahead.shift(enemy.king_rays[index(ahead)]) & men) & ahead.shift_back(empty);
+        to & (from_front | from_side | from_behind)
+    };
+    let safe_steps = count(step_a & !unsafe_steps(step_a, ahead_a, ahead_b))
+        + count(step_b & !unsafe_steps(step_b, ahead_b, ahead_a));
+
+    let blocked = men & !(ahead_a.shift_back(empty) | ahead_b.shift_back(empty));
+
+    let mut hanging = 0;
+    // Squares from which a man jumps an enemy piece, in one direction / in two or more.
+    let mut jump_from = 0;
+    let mut jump_from_twice = 0;
+    for dir in Dir::ALL {
+        let beyond_empty = dir.shift_back(empty);
+        hanging |= enemy.attacks[index(dir)] & beyond_empty;
+        let jumps = dir.shift_back(enemy.all & beyond_empty);
+        jump_from_twice |= jump_from & jumps;
+        jump_from |= jumps;
+    }
+
+    // Kings are absent from most positions of a game: skip their popcounts then.
+    let mut king_features = [0; 5];
+    if own.kings != 0 {
+        let rays = &own.king_rays;
+        king_features = [
+            count(rays[0] & empty)
+                + count(rays[1] & empty)
+                + count(rays[2] & empty)
+                + count(rays[3] & empty),
+            count(own.kings & CENTRE),
+            count(own.kings & MAIN_ROAD),
+            count(own.kings & DOUBLE_DIAGONALS),
+            if enemy.kings == 0 {
+                count(own.kings)
+            } else {
+                0
+            },
+        ];
+    }
+
+    [
+        tempo,
+        count(men & geo.advanced) - count(men & geo.backward),
+        count(men & geo.back_rank),
+        ((men & geo.bridge) == geo.bridge) as i32,
+        count(men & geo.double_corner),
+        count(men & EDGES),
+        count(men & CENTRE),
+        count(supported),
+        dyke,
+        count(holes),
+        count(runaway),
+        count(step_a) + count(step_b),
+        safe_steps,
+        count(blocked),
+        count(own.all & hanging),
+        count(steps & jump_from),
+        count(steps & jump_from_twice),
+        king_features[0],
+        king_features[1],
+        king_features[2],
+        king_features[3],
+        king_features[4],
+    ]
+}
+
+/// Features of `pos` from the side to move's point of view: each is (value for the side to
+/// move) − (value for the opponent), an integer; 0 in symmetric positions.
+#[inline]
+pub fn extract(pos: &Checkers, out: &mut [i32; FEATURE_COUNT]) {
+    let white_bits = pos.side_bits(WHITE);
+    let black_bits = pos.side_bits(WHITE.opponent());
+    let kings = pos.king_bits();
+    let empty = BOARD & !(white_bits | black_bits);
+    let white = Army::new(white_bits, kings, empty);
+    let black = Army::new(black_bits, kings, empty);
+    let white_values = side_features(&WHITE_GEOMETRY, &white, &black, empty);
+    let black_values = side_features(&BLACK_GEOMETRY, &black, &white, empty);
+    let (us, them) = if pos.side_to_move() == WHITE {
+        (&white_values, &black_values)
+    } else {
+        (&black_values, &white_values)
+    };
+    for ((slot, mine), theirs) in out.iter_mut().zip(us).zip(them) {
+        *slot = mine - theirs;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::MoveList;
+    use crate::game::checkers::{BLACK, Piece, Square};
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand::{RngExt, SeedableRng};
+
+    fn features(fen: &str) -> [i32; FEATURE_COUNT] {
+        let pos = Checkers::parse_position(fen).unwrap();
+        let mut out = [0; FEATURE_COUNT];
+        extract(&pos, &mut out);
+        out
+    }
+
+    /// The feature vector as `name=value` pairs of the non-zero entries, so a failing
+    /// comparison says which feature differs.
+    fn named(values: &[i32; FEATURE_COUNT]) -> Vec<(&'static str, i32)> {
+        FEATURE_NAMES
+            .iter()
+            .zip(values)
+            .filter(|(_, v)| **v != 0)
+            .map(|(n, v)| (*n, *v))
+            .collect()
+    }
+
+    fn assert_features(fen: &str, expected: &[(&str, i32)]) {
+        for (name, _) in expected {
+            assert!(FEATURE_NAMES.contains(name), "unknown feature {name}");
+        }
+        assert_eq!(named(&features(fen)), expected, "{fen}");
+    }
+
+    /// The position rotated by 180° with the colours and the side to move swapped.
+    fn mirrored(pos: &Checkers) -> Checkers {
+        let pieces = pos.pieces().map(|(sq, piece)| {
+            let sq = Square::from_number(33 - sq.number()).unwrap();
+            let piece = match piece {
+                Piece::Man(side) => Piece::Man(side.opponent()),
+                Piece::King(side) => Piece::King(side.opponent()),
+            };
+            (sq, piece)
+        });
+        Checkers::from_pieces(pieces, pos.side_to_move().opponent()).unwrap()
+    }
+
+    /// Every position of seeded random games from the start (at least `count`).
+    fn random_positions(count: usize) -> Vec<Checkers> {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x5A4D_0E1F);
+        let mut moves = MoveList::new();
+        let mut positions = Vec::with_capacity(count + 200);
+        while positions.len() < count {
+            let mut pos = Checkers::start();
+            for _ in 0..200 {
+                positions.push(pos);
+                pos.legal_moves(&mut moves);
+                if moves.is_empty() {
+                    break;
+                }
+                pos = pos.play(moves[rng.random_range(0..moves.len())]);
+            }
+        }
+        positions
+    }
+
+    #[test]
+    fn names_and_descriptions() {
+        const { assert!(FEATURE_COUNT >= 16) };
+        for (i, name) in FEATURE_NAMES.iter().enumerate() {
+            assert!(!name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c == '_'));
+            assert!(
+                !FEATURE_NAMES[..i].contains(name),
+                "duplicate feature name {name}"
+            );
+            assert!(!FEATURE_DESCRIPTIONS[i].is_empty());
+        }
+    }
+
+    #[test]
+    fn start_position_is_all_zero() {
+        let mut out = [1; FEATURE_COUNT];
+        extract(&Checkers::start(), &mut out);
+        assert_eq!(out, [0; FEATURE_COUNT]);
+    }
+
+    #[test]
+    fn geometry_is_rotation_symmetric() {
+        for mask in [CENTRE, EDGES, MAIN_ROAD, DOUBLE_DIAGONALS, BOARD] {
+            assert_eq!(rotate(mask), mask);
+        }
+        assert_eq!(rotate(WHITE_CROWN), BLACK_CROWN);
+        assert_eq!(rotate(squares(&[1])), squares(&[32]));
+        assert_eq!(rotate(squares(&[9])), squares(&[24]));
+        assert_eq!(BLACK_GEOMETRY.crown, BLACK_CROWN);
+        assert_eq!(BLACK_GEOMETRY.bridge, squares(&[1, 3]));
+        assert_eq!(BLACK_GEOMETRY.double_corner, squares(&[1, 5]));
+        assert_eq!(CENTRE.count_ones(), 8);
+        assert_eq!(DOUBLE_DIAGONALS.count_ones(), 14);
+    }
+
+    #[test]
+    fn lone_men_with_free_steps() {
+        // White men c3 (22), a1 (29); Black man f6 (11); White to move.
+        // White: tempo 2 (c3 on row 3 = 2 rows up), advancement −1 (c3 on rows 3–4),
+        // back rank 1 (a1), edge 1 (a1), centre 1 (c3), supported 1 (a1: nothing can land
+        // behind it; c3 has d2 empty behind), mobility 3 (b4, d4, b2), all safe.
+        // Black: tempo 2 (f6 two rows down), advancement −1, centre 1 (f6), mobility 2
+        // (e5, g5), both safe.
+        assert_features(
+            "W:W22,29:B11",
+            &[
+                ("back_rank", 1),
+                ("edge_men", 1),
+                ("supported_men", 1),
+                ("mobility_men", 1),
+                ("safe_men_moves", 1),
+            ],
+        );
+    }
+
+    #[test]
+    fn kings_on_the_main_road() {
+        // White king a1 (29); Black king e5 (15), man c7 (6); Black to move.
+        // White: king a1 slides b2 c3 d4 up to e5 (3 moves), on the main road.
+        // Black: c7 has tempo 1 and two safe steps (b6, d6: the a1 king sees only the
+        // main road). King e5 slides 1 (d6) + 3 (f6 g7 h8) + 3 (d4 c3 b2) + 3 (f4 g3 h2)
+        // = 10, is central, on the main road and on the b8–h2 double diagonal, and hangs:
+        // the a1 king jumps it to f6.
+        assert_features(
+            "B:WK29:BK15,6",
+            &[
+                ("tempo", 1),
+                ("mobility_men", 2),
+                ("safe_men_moves", 2),
+                ("hanging", 1),
+                ("mobility_kings", 7),
+                ("centre_kings", 1),
+                ("double_diagonal_kings", 1),
+            ],
+        );
+    }
+
+    #[test]
+    fn threats_forks_and_unsafe_steps() {
+        // White man e3 (23); Black men c5 (14), e5 (15); White to move, nobody can jump.
+        // White: tempo 2, advancement −1, centre 1. Steps d4 and f4 (2) are both unsafe:
+        // at d4 c5 jumps it back onto the vacated e3 (and e5 jumps it to c3); at f4 e5
+        // jumps it to g3. Both squares threaten a jump (d4 over c5 and over e5: a fork;
+        // f4 over e5 to d6): threats 2, forks 1.
+        // Black: tempo 3 + 3, advancement −2, centre 2. Moves c5-b4, c5-d4, e5-d4, e5-f4
+        // (4); safe are c5-b4 and e5-d4 (e3 cannot jump d4 onto the still occupied c5),
+        // c5-d4 is jumped by e3 onto the vacated c5, e5-f4 by e3 onto g5. Threats: d4 (over
+        // e3 to f2) and f4 (over e3 to d2), no fork.
+        assert_features(
+            "W:W23:B14,15",
+            &[
+                ("tempo", -4),
+                ("advancement", 1),
+                ("centre_men", -1),
+                ("mobility_men", -2),
+                ("safe_men_moves", -2),
+                ("forks", 1),
+            ],
+        );
+    }
+
+    #[test]
+    fn back_rank_structure_against_a_runaway() {
+        // White men c1 (30), g1 (32), d2 (26), e3 (23), g3 (24), king h8 (4); Black men b2
+        // (25), h6 (12); Black to move (no capture: b2 cannot jump c1 off the board).
+        // White: tempo 0+0+1+2+2 = 5, advancement −2 (e3, g3), back rank 2 and the bridge
+        // (c1, g1), double corner 1 (g1), centre 1 (e3), supported 2 (c1, g1), dyke 1 (d2
+        // between c1 and e3), hole 1 (f2: e3, g3, g1 around it), mobility 7 (g1-f2, g1-h2,
+        // d2-c3, e3-d4, e3-f4, g3-f4, g3-h4) of which d2-c3 is unsafe (b2 jumps it to d4),
+        // blocked 1 (c1), threats 1 (from c3 over b2 to a1), king h8 slides g7..c3 (5) on
+        // the main road, and is a lone king (Black has none).
+        // Black: tempo 6 (b2) + 2 (h6) = 8, advancement −1 (h6), edge 1 (h6), runaway 1
+        // (b2-a1 is open), mobility 2 (b2-a1, h6-g5), both safe, hanging 1 (b2: c1 jumps it
+        // to a3, the king to a1).
+        assert_features(
+            "B:W30,32,26,23,24,K4:B25,12",
+            &[
+                ("tempo", 3),
+                ("advancement", 1),
+                ("back_rank", -2),
+                ("bridge", -1),
+                ("double_corner_men", -1),
+                ("edge_men", 1),
+                ("centre_men", -1),
+                ("supported_men", -2),
+                ("dyke", -1),
+                ("holes", -1),
+                ("runaway_men", 1),
+                ("mobility_men", -5),
+                ("safe_men_moves", -4),
+                ("blocked_men", -1),
+                ("hanging", 1),
+                ("threats", -1),
+                ("mobility_kings", -5),
+                ("main_road_kings", -1),
+                ("lone_kings", -1),
+            ],
+        );
+    }
+
+    #[test]
+    fn flying_king_attacks_at_a_distance() {
+        // White man e1 (31), king c3 (22); Black king h8 (4), man d6 (10); White to move.
+        // White: e1 is on the back rank and supported, steps d2 and f2 (both safe); the c3
+        // king slides 4 (d4..g7) + 2 (b4 a5) + 2 (b2 a1) + 1 (d2) = 9, central, on the
+        // main road, and hangs: h8 sees it across four empty squares, b2 behind is empty.
+        // Black: d6 has tempo 2, advancement −1, centre 1, steps c5 (safe) and e5 (the c3
+        // king sees e5 along the main road with f6 empty: unsafe); king h8 slides 4 on the
+        // main road.
+        assert_features(
+            "W:W31,K22:BK4,10",
+            &[
+                ("tempo", -2),
+                ("advancement", 1),
+                ("back_rank", 1),
+                ("centre_men", -1),
+                ("supported_men", 1),
+                ("safe_men_moves", 1),
+                ("hanging", 1),
+                ("mobility_kings", 5),
+                ("centre_kings", 1),
+            ],
+        );
+    }
+
+    #[test]
+    fn mirrored_positions_give_the_same_features() {
+        let positions = random_positions(3000);
+        let mut seen = [false; FEATURE_COUNT];
+        let (mut a, mut b) = ([0; FEATURE_COUNT], [0; FEATURE_COUNT]);
+        for pos in &positions {
+            extract(pos, &mut a);
+            extract(&mirrored(pos), &mut b);
+            assert_eq!(a, b, "{}", pos.format_position());
+            for (seen, value) in seen.iter_mut().zip(a) {
+                *seen |= value != 0;
+            }
+        }
+        for (name, seen) in FEATURE_NAMES.iter().zip(seen) {
+            assert!(seen, "feature {name} is zero on every random position");
+        }
+    }
+
+    /// A square-by-square reference for the move- and capture-based features.
+    mod reference {
+        use super::*;
+
+        #[derive(Clone, Copy, PartialEq)]
+        pub enum Cell {
+            Off,
+            Empty,
+            Piece { white: bool, king: bool },
+        }
+
+        #[derive(Clone, Copy)]
+        pub struct Grid([[Cell; 8]; 8]);
+
+        pub const DIRS: [(i32, i32); 4] = [(-1, 1), (1, 1), (-1, -1), (1, -1)];
+
+        impl Grid {
+            pub fn of(pos: &Checkers) -> Grid {
+                let mut grid = Grid([[Cell::Empty; 8]; 8]);
+                for (sq, piece) in pos.pieces() {
+                    let (white, king) = match piece {
+                        Piece::Man(side) => (side == WHITE, false),
+                        Piece::King(side) => (side == WHITE, true),
+                    };
+                    grid.0[sq.file() as usize][sq.rank() as usize] = Cell::Piece { white, king };
+                }
+                grid
+            }
+
+            pub fn at(&self, f: i32, r: i32) -> Cell {
+                if (0..8).contains(&f) && (0..8).contains(&r) {
+                    self.0[f as usize][r as usize]
+                } else {
+                    Cell::Off
+                }
+            }
+
+            fn set(&mut self, f: i32, r: i32, cell: Cell) {
+                self.0[f as usize][r as usize] = cell;
+            }
+
+            /// Can a piece of the other colour jump the piece on (f, r) at once?
+            pub fn jumpable(&self, f: i32, r: i32) -> bool {
+                let Cell::Piece { white, .. } = self.at(f, r) else {
+                    panic!("no piece")
+                };
+                DIRS.iter().any(|&(df, dr)| {
+                    if self.at(f + df, r + dr) != Cell::Empty {
+                        return false;
+                    }
+                    // Walk back against the jump direction to the attacker.
+                    let mut distance = 1;
+                    loop {
+                        match self.at(f - distance * df, r - distance * dr) {
+                            Cell::Empty => distance += 1,
+                            Cell::Piece { white: w, king } => {
+                                return w != white && (king || distance == 1);
+                            }
+                            Cell::Off => return false,
+                        }
+                    }
+                })
+            }
+
+            /// Per side (White, Black): mobility_men, safe_men_moves, hanging, threats,
+            /// forks, mobility_kings.
+            pub fn counts(&self, white: bool) -> [i32; 6] {
+                let forward = if white { 1 } else { -1 };
+                let (mut men_moves, mut safe, mut hanging, mut king_moves) = (0, 0, 0, 0);
+                let mut threat_squares = Vec::new();
+                let mut fork_squares = Vec::new();
+                for f in 0..8 {
+                    for r in 0..8 {
+                        let Cell::Piece { white: w, king } = self.at(f, r) else {
+                            continue;
+                        };
+                        if w != white {
+                            continue;
+                        }
+                        if self.jumpable(f, r) {
+                            hanging += 1;
+                        }
+                        if king {
+                            for (df, dr) in DIRS {
+                                let mut d = 1;
+                                while self.at(f + d * df, r + d * dr) == Cell::Empty {
+                                    king_moves += 1;
+                                    d += 1;
+                                }
+                            }
+                            continue;
+                        }
+                        for df in [-1, 1] {
+                            let (tf, tr) = (f + df, r + forward);
+                            if self.at(tf, tr) != Cell::Empty {
+                                continue;
+                            }
+                            men_moves += 1;
+                            let mut after = *self;
+                            after.set(f, r, Cell::Empty);
+                            after.set(tf, tr, Cell::Piece { white, king: false });
+                            if !after.jumpable(tf, tr) {
+                                safe += 1;
+                            }
+                            let jumps = DIRS
+                                .iter()
+                                .filter(|&&(jf, jr)| {
+                                    matches!(after.at(tf + jf, tr + jr),
+                                        Cell::Piece { white: w, .. } if w != white)
+                                        && after.at(tf + 2 * jf, tr + 2 * jr) == Cell::Empty
+                                })
+                                .count();
+                            if jumps >= 1 && !threat_squares.contains(&(tf, tr)) {
+                                threat_squares.push((tf, tr));
+                            }
+                            if jumps >= 2 && !fork_squares.contains(&(tf, tr)) {
+                                fork_squares.push((tf, tr));
+                            }
+                        }
+                    }
+                }
+                [
+                    men_moves,
+                    safe,
+                    hanging,
+                    threat_squares.len() as i32,
+                    fork_squares.len() as i32,
+                    king_moves,
+                ]
+            }
+        }
+    }
+
+    #[test]
+    fn move_and_capture_features_match_a_square_by_square_reference() {
+        let indices = [
+            "mobility_men",
+            "safe_men_moves",
+            "hanging",
+            "threats",
+            "forks",
+            "mobility_kings",
+        ]
+        .map(|name| FEATURE_NAMES.iter().position(|n| *n == name).unwrap());
+        for pos in random_positions(3000) {
+            let white_bits = pos.side_bits(WHITE);
+            let black_bits = pos.side_bits(BLACK);
+            let empty = BOARD & !(white_bits | black_bits);
+            let white = Army::new(white_bits, pos.king_bits(), empty);
+            let black = Army::new(black_bits, pos.king_bits(), empty);
+            let grid = reference::Grid::of(&pos);
+            for (geo, own, enemy, is_white) in [
+                (&WHITE_GEOMETRY, &white, &black, true),
+                (&BLACK_GEOMETRY, &black, &white, false),
+            ] {
+                let values = side_features(geo, own, enemy, empty);
+                let fast = indices.map(|i| values[i]);
+                assert_eq!(
+                    fast,
+                    grid.counts(is_white),
+                    "{} white={is_white}",
+                    pos.format_position()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn own_mobility_is_the_number_of_legal_moves_when_quiet() {
+        let mut moves = MoveList::new();
+        for pos in random_positions(2000) {
+            if pos.has_capture() {
+                continue;
+            }
+            pos.legal_moves(&mut moves);
+            let white_bits = pos.side_bits(WHITE);
+            let black_bits = pos.side_bits(BLACK);
+            let empty = BOARD & !(white_bits | black_bits);
+            let white = Army::new(white_bits, pos.king_bits(), empty);
+            let black = Army::new(black_bits, pos.king_bits(), empty);
+            let values = if pos.side_to_move() == WHITE {
+                side_features(&WHITE_GEOMETRY, &white, &black, empty)
+            } else {
+                side_features(&BLACK_GEOMETRY, &black, &white, empty)
+            };
+            let mobility = values[11] + values[17];
+            assert_eq!(mobility as usize, moves.len(), "{}", pos.format_position());
+        }
+    }
+}

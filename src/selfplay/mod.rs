@@ -1,0 +1,147 @@
+//! Self-play: many games of one evaluator against itself, played in parallel on rayon
+//! workers (each with its own searcher). Game `i` starts from opening `i` and draws its
+//! exploration from its own random stream `(seed, i)`, so every game, and the dataset,
+//! is the same whatever the thread count or scheduling.
+
+use std::sync::atomic::AtomicBool;
+
+use crate::arena::engine_game::{Exploration, play_engine_game};
+use crate::arena::workers::run_workers;
+use crate::eval::spec::AnyEvaluator;
+use crate::game::checkers::Checkers;
+use crate::game::{Outcome, Side};
+use crate::io::dataset::DatasetGame;
+use crate::rng;
+use crate::search::{Limits, SearchConfig, Searcher};
+
+/// Which games of a run this process plays: those whose index ≡ `index` (mod `count`),
+/// so `count` machines split one job.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Shard {
+    /// 0-based.
+    pub index: u64,
+    pub count: u64,
+}
+
+impl Shard {
+    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+
+    /// Parses `I/N` with 1 ≤ I ≤ N (as users count shards).
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let bad = || format!("shard '{text}': write I/N with 1 ≤ I ≤ N, e.g. 1/4");
+        let (i, n) = text.split_once('/').ok_or_else(bad)?;
+        let i: u64 = i.trim().parse().map_err(|_| bad())?;
+        let n: u64 = n.trim().parse().map_err(|_| bad())?;
+        if n == 0 || i == 0 || i > n {
+            return Err(bad());
+        }
+        Ok(Shard {
+            index: i - 1,
+            count: n,
+        })
+    }
+
+    /// The indices of this shard's games among `games`.
+    pub fn games(&self, games: u64) -> Vec<u64> {
+        (self.index..games).step_by(self.count as usize).collect()
+    }
+}
+
+/// How a self-play run plays.
+#[derive(Clone, Debug)]
+pub struct SelfPlayConfig {
+    /// Games in the whole run (all shards).
+    pub games: u64,
+    pub limits: Limits,
+    pub seed: u64,
+    pub exploration: Option<Exploration>,
+    /// Plies after which a game is stopped and counted as a draw.
+    pub ply_cap: u32,
+    /// Worker threads (0: one per core).
+    pub threads: usize,
+    pub shard: Shard,
+    /// Transposition table of each worker, in MiB.
+    pub tt_mib: usize,
+}
+
+/// Results so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub games: u64,
+    pub positions: u64,
+    pub white_wins: u64,
+    pub black_wins: u64,
+    pub draws: u64,
+    /// Draws that were ply-cap stops.
+    pub capped: u64,
+}
+
+impl Tally {
+    pub fn add(&mut self, game: &DatasetGame) {
+        self.games += 1;
+        self.positions += game.len() as u64;
+        match game.outcome {
+            Outcome::Win(Side::First) => self.white_wins += 1,
+            Outcome::Win(Side::Second) => self.black_wins += 1,
+            Outcome::Draw => self.draws += 1,
+        }
+        if game.reason == crate::game::EndReason::PlyCap {
+            self.capped += 1;
+        }
+    }
+}
+
+/// Plays this shard's games; `openings[i % len]` starts game `i`. Each finished game goes
+/// to `on_game` (on the calling thread, in completion order). Raising `stop` ends the
+/// run after the games in progress.
+pub fn run(
+    config: &SelfPlayConfig,
+    evaluator: &AnyEvaluator,
+    openings: &[Checkers],
+    stop: &AtomicBool,
+    on_game: impl FnMut(DatasetGame),
+) -> Result<(), String> {
+    if openings.is_empty() {
+        return Err("no opening to start games from".to_string());
+    }
+    let jobs = config.shard.games(config.games);
+    run_workers(
+        config.threads,
+        &jobs,
+        stop,
+        || Searcher::new(evaluator.clone(), SearchConfig::FULL, config.tt_mib),
+        |searcher, index| {
+            let mut rng = rng::stream(config.seed, index);
+            let opening = openings[(index % openings.len() as u64) as usize];
+            play_engine_game(
+                index,
+                opening,
+                config.ply_cap,
+                config.exploration,
+                &mut rng,
+                |record, exact| {
+                    let limits = Limits {
+                        exact_root_values: exact,
+                        ..config.limits.clone()
+                    };
+                    searcher.search(record, &limits, |_| {})
+                },
+            )
+        },
+        on_game,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_split_the_games() {
+        assert_eq!(Shard::parse("2/3").unwrap().games(10), vec![1, 4, 7]);
+        assert_eq!(Shard::WHOLE.games(3), vec![0, 1, 2]);
+        for bad in ["0/3", "4/3", "1/0", "x/2", "3"] {
+            assert!(Shard::parse(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! `evalearn play` driven through a pipe: a scripted game, hot reload of the model while
+//! the game goes on, and watch mode.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use evalearn::eval::linear::{self, LinearWeights};
+use evalearn::game::checkers::Checkers;
+use evalearn::game::checkers::pdn;
+use evalearn::game::{Game, GameStatus};
+use evalearn::io::model::{ModelHeader, save_model};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("evalearn-play-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A running `evalearn play` whose output lines arrive on a channel.
+struct Play {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    transcript: Vec<String>,
+}
+
+impl Play {
+    fn start(args: &[&str]) -> Play {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_evalearn"))
+            .arg("play")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start evalearn play");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (send, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Play {
+            child,
+            stdin,
+            lines,
+            transcript: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Reads output until a line contains `needle`; returns that line.
+    fn wait_for(&mut self, needle: &str) -> String {
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap_or_else(|_| {
+                    panic!(
+                        "no line with '{needle}'; transcript:\n{}",
+                        self.transcript.join("\n")
+                    )
+                });
+            self.transcript.push(line.clone());
+            if line.contains(needle) {
+                return line;
+            }
+        }
+    }
+
+    /// The first legal move the `moves` command lists.
+    fn some_legal_move(&mut self) -> String {
+        self.send("moves");
+        let line = self.wait_for("legal moves: ");
+        let list = line.split("legal moves: ").nth(1).unwrap();
+        list.split_whitespace().next().unwrap().to_string()
+    }
+
+    fn finish(mut self) -> Vec<String> {
+        drop(self.stdin);
+        let status = self.child.wait().unwrap();
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(10)) {
+            self.transcript.push(line);
+        }
+        assert!(status.success(), "{}", self.transcript.join("\n"));
+        self.transcript
+    }
+}
+
+fn save_linear(path: &Path, header: &mut ModelHeader, weight: f32) {
+    let mut weights = LinearWeights::zero();
+    weights.weights.iter_mut().for_each(|w| *w = weight);
+    save_model(path, header, &weights).unwrap();
+}
+
+#[test]
+fn a_scripted_game_with_mistakes_undo_and_save() {
+    let dir = temp_dir("scripted");
+    let saved = dir.join("game.pdn");
+    let auto = dir.join("auto.pdn");
+    let mut play = Play::start(&[
+        "--depth",
+        "3",
+        "--side",
+        "white",
+        "--pdn",
+        auto.to_str().unwrap(),
+    ]);
+    play.wait_for("white to move");
+    play.send("22");
+    assert!(play.wait_for("ambiguous").contains("22-17"));
+    play.send("17-13");
+    assert!(
+        play.wait_for("not a legal move")
+            .contains("no white piece on 17")
+    );
+    play.send("e3-f5");
+    play.wait_for("not a legal move");
+    play.send("c3-d4");
+    play.wait_for("black plays");
+    play.send("undo");
+    play.wait_for("move 1, white to move");
+    play.send("21");
+    play.wait_for("last move 21-17");
+    play.wait_for("black plays");
+    let second = play.some_legal_move();
+    play.send(&second);
+    play.wait_for("black plays");
+    play.send("fen");
+    let fen = play
+        .wait_for("fen ")
+        .split_once("fen ")
+        .unwrap()
+        .1
+        .to_string();
+    play.send(&format!("save {}", saved.display()));
+    play.wait_for("saved to");
+    play.send("quit");
+    let transcript = play.finish();
+    assert!(transcript.iter().any(|l| l.contains("game saved to")));
+
+    // The PDN replays to the position the game reached.
+    let games = pdn::read_games(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    assert_eq!(games.len(), 1);
+    assert_eq!(games[0].moves.len(), 4);
+    let end = games[0].record().position().format_position();
+    assert_eq!(end, fen);
+    assert_eq!(
+        Checkers::parse_position(&fen).unwrap().format_position(),
+        end
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_model_is_reloaded_and_a_broken_file_is_survived() {
+    let dir = temp_dir("reload");
+    let model = dir.join("model.bin");
+    let mut header = ModelHeader::new(
+        Checkers::NAME,
+        linear::KIND,
+        evalearn::eval::features::FEATURE_SET_ID,
+    );
+    header.meta.games = 100;
+    save_linear(&model, &mut header, 0.0);
+    assert_eq!(header.revision, 1);
+
+    let mut play = Play::start(&[
+        "--model",
+        model.to_str().unwrap(),
+        "--depth",
+        "2",
+        "--pdn",
+        dir.join("games.pdn").to_str().unwrap(),
+    ]);
+    play.wait_for("revision 1");
+    play.send("22-18");
+    play.wait_for("black plays");
+
+    // Training writes revision 2: the next engine move uses it.
+    header.meta.games = 200;
+    save_linear(&model, &mut header, 1.5);
+    let mv = play.some_legal_move();
+    play.send(&mv);
+    let reload = play.wait_for("model reloaded");
+    assert!(reload.contains("revision 2"), "{reload}");
+    assert!(reload.contains("200 games"), "{reload}");
+    play.wait_for("black plays");
+
+    // A file that cannot be loaded: one warning, the game goes on with revision 2.
+    std::fs::write(&model, b"this is not a model").unwrap();
+    let mv = play.some_legal_move();
+    play.send(&mv);
+    let warning = play.wait_for("warning");
+    assert!(warning.contains("revision 2"), "{warning}");
+    play.wait_for("black plays");
+    let mv = play.some_legal_move();
+    play.send(&mv);
+    play.wait_for("black plays");
+    play.send("quit");
+    let transcript = play.finish();
+    let warnings = transcript.iter().filter(|l| l.contains("warning")).count();
+    assert_eq!(warnings, 1, "{}", transcript.join("\n"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn watch_mode_plays_a_whole_game_and_saves_it() {
+    let dir = temp_dir("watch");
+    let pdn_path = dir.join("watched.pdn");
+    let play = Play::start(&[
+        "--side",
+        "none",
+        "--depth",
+        "2",
+        "--pdn",
+        pdn_path.to_str().unwrap(),
+    ]);
+    let transcript = play.finish();
+    assert!(transcript.iter().any(|l| l.starts_with("game over")));
+    let games = pdn::read_games(&std::fs::read_to_string(&pdn_path).unwrap()).unwrap();
+    assert_eq!(games.len(), 1);
+    let record = games[0].record();
+    match record.status() {
+        GameStatus::Over { outcome, .. } => {
+            assert_eq!(games[0].result, pdn::PdnResult::from_outcome(Some(outcome)))
+        }
+        GameStatus::Ongoing => panic!("the saved game is not finished"),
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_play_arguments_are_exit_status_2() {
+    for args in [
+        &["play", "--model", "/nonexistent/model.bin"][..],
+        &["play", "--eval", "nonsense.bin"],
+        &["play", "--depth", "0"],
+        &["play", "--fen", "W:W33:B1"],
+        &["play", "--side", "purple"],
+        &["play", "--depth", "3", "--movetime", "100"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_evalearn"))
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!out.stderr.is_empty(), "{args:?}");
+    }
+}
