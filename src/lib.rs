@@ -14,6 +14,7 @@ pub mod cli;
 pub mod eval;
 pub mod game;
 pub mod io;
+pub mod learn;
 pub mod rng;
 pub mod search;
 pub mod selfplay;

@@ -20,8 +20,22 @@ const STREAM_DOMAIN: u64 = 0x6F70_656E_696E_6773;
 /// the list does not depend on threads, and a longer list starts with a shorter one.
 /// With `plies` = 0 every opening is the start position.
 pub fn random_openings(count: usize, plies: u32, seed: u64) -> Result<Vec<Checkers>, String> {
+    let openings = random_openings_up_to(count, plies, seed);
+    if openings.len() < count {
+        return Err(format!(
+            "found only {} different positions after {plies} random plies; \
+             use more random plies or an openings file",
+            openings.len()
+        ));
+    }
+    Ok(openings)
+}
+
+/// Like [`random_openings`], but stops early, with fewer openings, when no new distinct
+/// position turns up (few random plies have few positions).
+pub fn random_openings_up_to(count: usize, plies: u32, seed: u64) -> Vec<Checkers> {
     if plies == 0 {
-        return Ok(vec![Checkers::start(); count]);
+        return vec![Checkers::start(); count];
     }
     let mut moves = MoveList::new();
     let mut seen = HashSet::with_capacity(count);
@@ -40,16 +54,12 @@ pub fn random_openings(count: usize, plies: u32, seed: u64) -> Result<Vec<Checke
             (pos.has_legal_move() && !seen.contains(&pos)).then_some(pos)
         });
         let Some(pos) = found else {
-            return Err(format!(
-                "found only {} different positions after {plies} random plies; \
-                 use more random plies or an openings file",
-                openings.len()
-            ));
+            break;
         };
         seen.insert(pos);
         openings.push(pos);
     }
-    Ok(openings)
+    openings
 }
 
 /// Reads openings from `path`: a PDN file (the final position of each game) when its

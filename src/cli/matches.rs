@@ -68,7 +68,7 @@ pub struct MatchArgs {
     #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     ply_cap: u32,
     /// Transposition table of each engine in each worker, in MiB
-    #[arg(long = "tt-mb", default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    #[arg(long = "tt-mb", default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=4096))]
     tt_mb: u64,
     /// Also write the games as PDN
     #[arg(long)]

@@ -8,6 +8,7 @@ mod model;
 mod perft;
 mod play;
 mod selfplay;
+mod train;
 mod treestats;
 
 use std::process::ExitCode;
@@ -51,6 +52,8 @@ enum Command {
     Dataset(selfplay::DatasetArgs),
     /// Play two evaluators against each other and report the Elo difference
     Match(matches::MatchArgs),
+    /// Learn an evaluation function by self-play (Samuel, GLEM or TD(λ))
+    Train(train::TrainArgs),
 }
 
 /// A failed command: the message for stderr and the exit status.
@@ -98,6 +101,7 @@ pub fn run() -> ExitCode {
         Command::Selfplay(args) => selfplay::selfplay(args),
         Command::Dataset(args) => selfplay::dataset(args),
         Command::Match(args) => matches::run(args),
+        Command::Train(args) => train::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -49,7 +49,7 @@ pub struct SelfPlayArgs {
     #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     ply_cap: u32,
     /// Transposition table of each worker, in MiB
-    #[arg(long = "tt-mb", default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    #[arg(long = "tt-mb", default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=4096))]
     tt_mb: u64,
     /// The dataset to write
     #[arg(long)]
@@ -101,6 +101,7 @@ pub fn selfplay(args: SelfPlayArgs) -> Result<(), CliError> {
     let openings = args.openings.openings(args.games as usize, args.seed)?;
     let config = SelfPlayConfig {
         games: args.games,
+        first_game: 0,
         limits: args.limits.limits(),
         seed: args.seed,
         exploration,
@@ -111,7 +112,7 @@ pub fn selfplay(args: SelfPlayArgs) -> Result<(), CliError> {
     };
     let mut writer = DatasetWriter::create(&args.out, Checkers::NAME)
         .map_err(|e| CliError::failure(e.to_string()))?;
-    let total = shard.games(args.games).len() as u64;
+    let total = shard.games(0, args.games).len() as u64;
     let bar = progress_bar(
         total,
         "[{bar:30}] {pos}/{len} games, {per_sec}, eta {eta}  {msg}",

@@ -131,7 +131,7 @@ pub fn treestats(args: TreeStatsArgs) -> Result<(), CliError> {
         println!("\n{title}");
         let mut header = format!("{:<12}", "algorithm");
         for d in &depths {
-            header.push_str(&format!("{:>28}", format!("depth {d}")));
+            header.push_str(&format!(" {:>30}", format!("depth {d}")));
         }
         println!("{header}");
         for (a, (name, _)) in algos.iter().enumerate() {
@@ -146,7 +146,7 @@ pub fn treestats(args: TreeStatsArgs) -> Result<(), CliError> {
                 if cell.positions != positions.len() {
                     text.push_str(&format!(" n={}", cell.positions));
                 }
-                line.push_str(&format!("{text:>28}"));
+                line.push_str(&format!(" {text:>30}"));
             }
             println!("{line}");
         }

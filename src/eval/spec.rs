@@ -11,6 +11,8 @@ use super::{Evaluator, Material};
 use crate::game::Game;
 use crate::game::checkers::Checkers;
 use crate::io::model::{self, ModelError, ModelHeader};
+use crate::learn::glem::{self, Glem, GlemModel};
+use crate::learn::td::{self, MlpWeights, TdEvaluator};
 
 /// What an evaluator argument names.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,13 +92,15 @@ impl From<ModelError> for LoadError {
 }
 
 /// Evaluator kinds a model file may hold.
-pub const KNOWN_KINDS: [&str; 1] = [linear::KIND];
+pub const KNOWN_KINDS: [&str; 3] = [linear::KIND, glem::KIND, td::KIND];
 
 /// Any evaluator, chosen at run time (one match per call: cheap and predictable).
 #[derive(Clone, Debug)]
 pub enum AnyEvaluator {
     Material(Material),
     Linear(Linear),
+    Glem(Glem),
+    Td(TdEvaluator),
 }
 
 impl Evaluator<Checkers> for AnyEvaluator {
@@ -105,6 +109,8 @@ impl Evaluator<Checkers> for AnyEvaluator {
         match self {
             AnyEvaluator::Material(e) => e.evaluate(pos),
             AnyEvaluator::Linear(e) => e.evaluate(pos),
+            AnyEvaluator::Glem(e) => e.evaluate(pos),
+            AnyEvaluator::Td(e) => e.evaluate(pos),
         }
     }
 
@@ -112,6 +118,8 @@ impl Evaluator<Checkers> for AnyEvaluator {
         match self {
             AnyEvaluator::Material(e) => e.name(),
             AnyEvaluator::Linear(e) => e.name(),
+            AnyEvaluator::Glem(e) => e.name(),
+            AnyEvaluator::Td(e) => e.name(),
         }
     }
 }
@@ -136,6 +144,18 @@ pub fn load_model_file(path: &Path) -> Result<(AnyEvaluator, ModelHeader), LoadE
                 model::load_model::<LinearWeights>(path, Some(Checkers::NAME), Some(linear::KIND))?;
             let evaluator = Linear::new(&weights).map_err(invalid)?;
             Ok((AnyEvaluator::Linear(evaluator), header))
+        }
+        glem::KIND => {
+            let (header, model) =
+                model::load_model::<GlemModel>(path, Some(Checkers::NAME), Some(glem::KIND))?;
+            let evaluator = Glem::new(&model).map_err(invalid)?;
+            Ok((AnyEvaluator::Glem(evaluator), header))
+        }
+        td::KIND => {
+            let (header, weights) =
+                model::load_model::<MlpWeights>(path, Some(Checkers::NAME), Some(td::KIND))?;
+            let evaluator = TdEvaluator::from_weights(&weights).map_err(invalid)?;
+            Ok((AnyEvaluator::Td(evaluator), header))
         }
         other => Err(LoadError::UnknownKind {
             path: path.to_path_buf(),

@@ -41,9 +41,11 @@ impl Shard {
         })
     }
 
-    /// The indices of this shard's games among `games`.
-    pub fn games(&self, games: u64) -> Vec<u64> {
-        (self.index..games).step_by(self.count as usize).collect()
+    /// The numbers of this shard's games among `first..first + games`.
+    pub fn games(&self, first: u64, games: u64) -> Vec<u64> {
+        (first + self.index..first + games)
+            .step_by(self.count as usize)
+            .collect()
     }
 }
 
@@ -52,6 +54,10 @@ impl Shard {
 pub struct SelfPlayConfig {
     /// Games in the whole run (all shards).
     pub games: u64,
+    /// Number of the first game: games are numbered `first_game..first_game + games`
+    /// (their openings and random streams follow the number), so a training run's
+    /// iterations never replay the same streams.
+    pub first_game: u64,
     pub limits: Limits,
     pub seed: u64,
     pub exploration: Option<Exploration>,
@@ -104,7 +110,7 @@ pub fn run(
     if openings.is_empty() {
         return Err("no opening to start games from".to_string());
     }
-    let jobs = config.shard.games(config.games);
+    let jobs = config.shard.games(config.first_game, config.games);
     run_workers(
         config.threads,
         &jobs,
@@ -138,8 +144,9 @@ mod tests {
 
     #[test]
     fn shards_split_the_games() {
-        assert_eq!(Shard::parse("2/3").unwrap().games(10), vec![1, 4, 7]);
-        assert_eq!(Shard::WHOLE.games(3), vec![0, 1, 2]);
+        assert_eq!(Shard::parse("2/3").unwrap().games(0, 10), vec![1, 4, 7]);
+        assert_eq!(Shard::WHOLE.games(0, 3), vec![0, 1, 2]);
+        assert_eq!(Shard::WHOLE.games(100, 3), vec![100, 101, 102]);
         for bad in ["0/3", "4/3", "1/0", "x/2", "3"] {
             assert!(Shard::parse(bad).is_err(), "{bad}");
         }

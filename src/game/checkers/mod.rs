@@ -193,6 +193,35 @@ impl Checkers {
         Checkers { side, ..self }
     }
 
+    /// The board from the side to move's point of view, as four masks in PDN square order
+    /// (bit `n − 1` for square `n`): own men, own kings, opponent's men, opponent's kings.
+    /// For Black the board is turned 180° (square `n` becomes `33 − n`), so the side to
+    /// move always plays up the board, as White does. Learned evaluators use this so one
+    /// set of weights serves both colours.
+    pub fn relative_masks(&self) -> [u32; 4] {
+        let pdn = |bits: u64| -> u32 {
+            // Drop the ghost bits 8, 17 and 26.
+            ((bits & 0xFF)
+                | ((bits >> 1) & 0xFF00)
+                | ((bits >> 2) & 0xFF_0000)
+                | ((bits >> 3) & 0xFF00_0000)) as u32
+        };
+        let (own, their) = match self.side {
+            Side::First => (self.white, self.black),
+            Side::Second => (self.black, self.white),
+        };
+        let masks = [
+            pdn(own & !self.kings),
+            pdn(own & self.kings),
+            pdn(their & !self.kings),
+            pdn(their & self.kings),
+        ];
+        match self.side {
+            Side::First => masks,
+            Side::Second => masks.map(u32::reverse_bits),
+        }
+    }
+
     /// FEN with algebraic squares, e.g. `W:Wa1,c1,…:Bb6,…`.
     pub fn to_fen_algebraic(&self) -> String {
         notation::format_fen(self, notation::SquareStyle::Algebraic)
@@ -365,6 +394,24 @@ mod tests {
             };
             assert_eq!(start.piece_at(sq), expected, "square {}", sq.number());
         }
+    }
+
+    #[test]
+    fn relative_masks_turn_the_board_for_black() {
+        let bit = |n: u32| 1u32 << (n - 1);
+        let pos = Checkers::parse_position("W:W21,K30:B5,K12").unwrap();
+        assert_eq!(pos.relative_masks(), [bit(21), bit(30), bit(5), bit(12)]);
+        let turned = pos.with_side_to_move(BLACK).relative_masks();
+        assert_eq!(
+            turned,
+            [bit(33 - 5), bit(33 - 12), bit(33 - 21), bit(33 - 30)]
+        );
+        // The start position looks the same to both sides.
+        let start = Checkers::start();
+        assert_eq!(
+            start.relative_masks(),
+            start.with_side_to_move(BLACK).relative_masks()
+        );
     }
 
     #[test]

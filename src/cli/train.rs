@@ -1,0 +1,106 @@
+//! `evalearn train --config FILE [--resume]`: learn an evaluation function by self-play.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use clap::Args;
+
+use super::CliError;
+use super::args::progress_bar;
+use crate::learn::config::TrainConfig;
+use crate::learn::train::{TrainOptions, train};
+
+#[derive(Args, Debug)]
+pub struct TrainArgs {
+    /// The training configuration (TOML), e.g. configs/default.toml
+    #[arg(long)]
+    config: PathBuf,
+    /// Continue from the checkpoint beside the model (same config; only [budget] may
+    /// change)
+    #[arg(long)]
+    resume: bool,
+}
+
+pub fn run(args: TrainArgs) -> Result<(), CliError> {
+    let (config, text) =
+        TrainConfig::read(&args.config).map_err(|e| CliError::input(e.to_string()))?;
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = Arc::clone(&stop);
+        // Ctrl-C: finish nothing new, keep the last checkpoint, exit.
+        let _ = ctrlc::set_handler(move || {
+            if stop.swap(true, Ordering::Relaxed) {
+                std::process::exit(130);
+            }
+            eprintln!(
+                "\nstopping: the last finished iteration is checkpointed (Ctrl-C again to quit at once)"
+            );
+        });
+    }
+    println!(
+        "training {} → {} ({} iterations of {} games{})",
+        config.learner.name(),
+        config.model.display(),
+        config.budget.iterations,
+        config.selfplay.games_per_iteration,
+        config
+            .budget
+            .minutes
+            .map_or(String::new(), |m| format!(", at most {m} minutes"))
+    );
+    let bar = progress_bar(
+        config.selfplay.games_per_iteration,
+        "[{bar:30}] {pos}/{len} self-play games, {per_sec}, eta {eta}",
+    );
+    // A hidden bar (output not a terminal) prints nothing, so print the lines directly.
+    let mut log = |line: &str| {
+        if bar.is_hidden() {
+            println!("{line}");
+        } else {
+            bar.println(line);
+        }
+    };
+    let mut progress = |done: u64, total: u64| {
+        if done == 1 {
+            bar.reset();
+            bar.set_length(total);
+        }
+        bar.set_position(done);
+    };
+    let summary = train(
+        &config,
+        &text,
+        TrainOptions {
+            resume: args.resume,
+            stop: &stop,
+            log: &mut log,
+            progress: &mut progress,
+        },
+    )
+    .map_err(CliError::input)?;
+    bar.finish_and_clear();
+    println!(
+        "{} after {} iterations: {} games, {} positions, {:.0} s of training; model {}, \
+         metrics {}, curve {}",
+        if summary.interrupted {
+            "stopped"
+        } else {
+            "done"
+        },
+        summary.iterations,
+        summary.games,
+        summary.positions,
+        summary.seconds,
+        config.model.display(),
+        config.beside_model("metrics.jsonl").display(),
+        config.beside_model("curve.svg").display()
+    );
+    if summary.interrupted {
+        println!(
+            "continue with: evalearn train --config {} --resume",
+            args.config.display()
+        );
+    }
+    Ok(())
+}

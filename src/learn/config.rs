@@ -1,0 +1,589 @@
+//! Training configurations (`configs/*.toml`): which learner, its hyperparameters, how
+//! self-play plays, how long to train, when to measure against the material evaluator,
+//! and where the model goes. Unknown keys and bad values are rejected with the key's name
+//! and what is allowed.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::search::{Limits, MAX_PLY};
+
+/// Longest configuration file read.
+pub const MAX_CONFIG_BYTES: u64 = 64 << 10;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LearnerKind {
+    Samuel,
+    Glem,
+    Td,
+}
+
+impl LearnerKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            LearnerKind::Samuel => "samuel",
+            LearnerKind::Glem => "glem",
+            LearnerKind::Td => "td",
+        }
+    }
+}
+
+/// A whole training configuration.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainConfig {
+    /// `samuel`, `glem` or `td`.
+    pub learner: LearnerKind,
+    /// The game; only `brazilian` for now.
+    #[serde(default = "default_game")]
+    pub game: String,
+    /// Seed of every random choice of the run.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Where the model is written (every iteration, as a new revision). The metrics
+    /// (`NAME.metrics.jsonl`), learning curve (`NAME.curve.svg`) and checkpoint
+    /// (`NAME.ckpt`) go beside it.
+    pub model: PathBuf,
+    #[serde(default)]
+    pub budget: Budget,
+    #[serde(default)]
+    pub selfplay: SelfPlaySettings,
+    #[serde(default)]
+    pub evaluation: EvaluationSettings,
+    #[serde(default)]
+    pub samuel: SamuelSettings,
+    #[serde(default)]
+    pub glem: GlemSettings,
+    #[serde(default)]
+    pub td: TdSettings,
+}
+
+fn default_game() -> String {
+    "brazilian".to_string()
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+/// How long to train: stop after `iterations`, or once `minutes` have passed (at the end
+/// of an iteration), whichever comes first.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Budget {
+    #[serde(default = "default_iterations")]
+    pub iterations: u64,
+    #[serde(default)]
+    pub minutes: Option<f64>,
+}
+
+fn default_iterations() -> u64 {
+    10
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            iterations: default_iterations(),
+            minutes: None,
+        }
+    }
+}
+
+/// How self-play games are played. Exactly one of `depth`, `nodes`, `movetime_ms`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelfPlaySettings {
+    #[serde(default)]
+    pub depth: Option<u32>,
+    #[serde(default)]
+    pub nodes: Option<u64>,
+    #[serde(default)]
+    pub movetime_ms: Option<u64>,
+    #[serde(default = "default_games_per_iteration")]
+    pub games_per_iteration: u64,
+    /// Random plies from the start for each game's opening (ignored with `openings`).
+    #[serde(default = "default_random_plies")]
+    pub random_plies: u32,
+    /// An openings file (a FEN per line, or .pdn) instead of random plies.
+    #[serde(default)]
+    pub openings: Option<PathBuf>,
+    /// Softmax exploration temperature in men for the first `temperature_plies` plies.
+    #[serde(default)]
+    pub temperature: Option<f64>,
+    #[serde(default = "default_temperature_plies")]
+    pub temperature_plies: u32,
+    /// Worker threads (0: one per core); results do not depend on it.
+    #[serde(default)]
+    pub threads: usize,
+    #[serde(default = "default_ply_cap")]
+    pub ply_cap: u32,
+    #[serde(default = "default_tt_mb")]
+    pub tt_mb: usize,
+}
+
+fn default_games_per_iteration() -> u64 {
+    100
+}
+fn default_random_plies() -> u32 {
+    6
+}
+fn default_temperature_plies() -> u32 {
+    10
+}
+fn default_ply_cap() -> u32 {
+    200
+}
+/// Small tables: self-play searches are small, and two workers' tables must share the
+/// cache (8 MiB tables cost a sixth of the speed of two threads).
+fn default_tt_mb() -> usize {
+    2
+}
+
+impl Default for SelfPlaySettings {
+    fn default() -> Self {
+        SelfPlaySettings {
+            depth: Some(4),
+            nodes: None,
+            movetime_ms: None,
+            games_per_iteration: default_games_per_iteration(),
+            random_plies: default_random_plies(),
+            openings: None,
+            temperature: None,
+            temperature_plies: default_temperature_plies(),
+            threads: 0,
+            ply_cap: default_ply_cap(),
+            tt_mb: default_tt_mb(),
+        }
+    }
+}
+
+impl SelfPlaySettings {
+    pub fn limits(&self) -> Limits {
+        Limits {
+            depth: self.depth,
+            nodes: self.nodes,
+            movetime: self.movetime_ms.map(Duration::from_millis),
+            ..Limits::default()
+        }
+    }
+}
+
+/// Evaluation matches against the material evaluator: every `every` iterations (and after
+/// the last), `games` games (pairs of openings) at `depth`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvaluationSettings {
+    /// Iterations between evaluations; 0 = only after the last iteration.
+    #[serde(default = "default_every")]
+    pub every: u64,
+    #[serde(default = "default_eval_games")]
+    pub games: u64,
+    #[serde(default = "default_eval_depth")]
+    pub depth: u32,
+    #[serde(default = "default_random_plies")]
+    pub random_plies: u32,
+}
+
+fn default_every() -> u64 {
+    5
+}
+fn default_eval_games() -> u64 {
+    100
+}
+fn default_eval_depth() -> u32 {
+    6
+}
+
+impl Default for EvaluationSettings {
+    fn default() -> Self {
+        EvaluationSettings {
+            every: default_every(),
+            games: default_eval_games(),
+            depth: default_eval_depth(),
+            random_plies: default_random_plies(),
+        }
+    }
+}
+
+/// Samuel's method (seed 5.2): player A learns after each of its moves, B is frozen.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SamuelSettings {
+    /// Step size of the normalised LMS update.
+    #[serde(default = "default_samuel_rate")]
+    pub learning_rate: f64,
+    /// Largest error (centi-units) one update follows; larger ones are clipped.
+    #[serde(default = "default_error_clip")]
+    pub error_clip: f64,
+    /// Losses in a row after which A's largest weight is set to zero.
+    #[serde(default = "default_loss_streak")]
+    pub loss_streak: u32,
+}
+
+fn default_samuel_rate() -> f64 {
+    0.005
+}
+fn default_error_clip() -> f64 {
+    300.0
+}
+fn default_loss_streak() -> u32 {
+    3
+}
+
+impl Default for SamuelSettings {
+    fn default() -> Self {
+        SamuelSettings {
+            learning_rate: default_samuel_rate(),
+            error_clip: default_error_clip(),
+            loss_streak: default_loss_streak(),
+        }
+    }
+}
+
+/// GLEM (seed 5.3): configurations mined from the positions of recent games, weights fit
+/// by gradient descent on the results.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GlemSettings {
+    /// Positions a configuration must occur in to be kept (the seed's n).
+    #[serde(default = "default_min_support")]
+    pub min_support: usize,
+    /// Most atoms in one configuration.
+    #[serde(default = "default_max_atoms")]
+    pub max_atoms: usize,
+    /// Games kept for fitting (the most recent).
+    #[serde(default = "default_pool_games")]
+    pub pool_games: usize,
+    /// Iterations between re-minings of the configurations.
+    #[serde(default = "default_remine_every")]
+    pub remine_every: u64,
+    #[serde(default = "default_glem_epochs")]
+    pub epochs: usize,
+    #[serde(default = "default_glem_rate")]
+    pub learning_rate: f64,
+    /// Weight of the search score in the target (0: game results only); blending makes
+    /// the labels far less noisy.
+    #[serde(default = "default_search_weight")]
+    pub search_weight: f64,
+}
+
+fn default_min_support() -> usize {
+    50
+}
+fn default_max_atoms() -> usize {
+    4
+}
+fn default_pool_games() -> usize {
+    2000
+}
+fn default_remine_every() -> u64 {
+    5
+}
+fn default_glem_epochs() -> usize {
+    100
+}
+fn default_glem_rate() -> f64 {
+    0.01
+}
+fn default_search_weight() -> f64 {
+    0.7
+}
+
+impl Default for GlemSettings {
+    fn default() -> Self {
+        GlemSettings {
+            min_support: default_min_support(),
+            max_atoms: default_max_atoms(),
+            pool_games: default_pool_games(),
+            remine_every: default_remine_every(),
+            epochs: default_glem_epochs(),
+            learning_rate: default_glem_rate(),
+            search_weight: default_search_weight(),
+        }
+    }
+}
+
+/// TD(λ) (seed 5.4): a multilayer perceptron trained on the principal-variation leaves.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TdSettings {
+    #[serde(default = "default_hidden")]
+    pub hidden: usize,
+    #[serde(default = "default_alpha")]
+    pub alpha: f64,
+    #[serde(default = "default_lambda")]
+    pub lambda: f64,
+}
+
+fn default_hidden() -> usize {
+    48
+}
+fn default_alpha() -> f64 {
+    0.05
+}
+fn default_lambda() -> f64 {
+    0.7
+}
+
+impl Default for TdSettings {
+    fn default() -> Self {
+        TdSettings {
+            hidden: default_hidden(),
+            alpha: default_alpha(),
+            lambda: default_lambda(),
+        }
+    }
+}
+
+/// A rejected configuration: what and where.
+#[derive(Debug)]
+pub struct ConfigError(pub String);
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl TrainConfig {
+    /// Reads and checks a configuration file.
+    pub fn read(path: &Path) -> Result<(TrainConfig, String), ConfigError> {
+        let name = path.display();
+        let size = std::fs::metadata(path)
+            .map_err(|e| ConfigError(format!("config {name}: {e}")))?
+            .len();
+        if size > MAX_CONFIG_BYTES {
+            return Err(ConfigError(format!(
+                "config {name}: {size} bytes, more than {MAX_CONFIG_BYTES}"
+            )));
+        }
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ConfigError(format!("config {name}: {e}")))?;
+        let config =
+            TrainConfig::parse(&text).map_err(|e| ConfigError(format!("config {name}: {e}")))?;
+        Ok((config, text))
+    }
+
+    /// Parses and checks configuration text.
+    pub fn parse(text: &str) -> Result<TrainConfig, ConfigError> {
+        let config: TrainConfig =
+            toml::from_str(text).map_err(|e| ConfigError(e.to_string().trim_end().to_string()))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        let fail = |key: &str, allowed: &str, got: String| {
+            Err(ConfigError(format!("{key}: {allowed} (got {got})")))
+        };
+        if self.game != "brazilian" {
+            return fail("game", "must be \"brazilian\"", format!("{:?}", self.game));
+        }
+        if self.model.file_stem().is_none() {
+            return fail(
+                "model",
+                "must be a file path such as models/NAME.bin",
+                format!("{:?}", self.model),
+            );
+        }
+        let b = &self.budget;
+        if b.iterations == 0 || b.iterations > 1_000_000 {
+            return fail(
+                "budget.iterations",
+                "must be 1..=1000000",
+                b.iterations.to_string(),
+            );
+        }
+        if let Some(m) = b.minutes
+            && !(m.is_finite() && m > 0.0)
+        {
+            return fail("budget.minutes", "must be a positive number", m.to_string());
+        }
+        let s = &self.selfplay;
+        let limits = [
+            s.depth.is_some(),
+            s.nodes.is_some(),
+            s.movetime_ms.is_some(),
+        ];
+        if limits.iter().filter(|&&x| x).count() != 1 {
+            return fail(
+                "selfplay",
+                "give exactly one of depth, nodes, movetime_ms",
+                format!(
+                    "depth {:?}, nodes {:?}, movetime_ms {:?}",
+                    s.depth, s.nodes, s.movetime_ms
+                ),
+            );
+        }
+        if let Some(d) = s.depth
+            && !(1..=MAX_PLY as u32 - 8).contains(&d)
+        {
+            return fail("selfplay.depth", "must be 1..=120", d.to_string());
+        }
+        if s.nodes == Some(0) || s.movetime_ms == Some(0) {
+            return fail(
+                "selfplay.nodes / selfplay.movetime_ms",
+                "must be above 0",
+                "0".into(),
+            );
+        }
+        if !(1..=1_000_000).contains(&s.games_per_iteration) {
+            return fail(
+                "selfplay.games_per_iteration",
+                "must be 1..=1000000",
+                s.games_per_iteration.to_string(),
+            );
+        }
+        if s.random_plies > 40 {
+            return fail(
+                "selfplay.random_plies",
+                "must be 0..=40",
+                s.random_plies.to_string(),
+            );
+        }
+        if let Some(t) = s.temperature
+            && !(t.is_finite() && t > 0.0)
+        {
+            return fail(
+                "selfplay.temperature",
+                "must be a positive number",
+                t.to_string(),
+            );
+        }
+        if !(1..=100_000).contains(&s.ply_cap) {
+            return fail(
+                "selfplay.ply_cap",
+                "must be 1..=100000",
+                s.ply_cap.to_string(),
+            );
+        }
+        if !(1..=4096).contains(&s.tt_mb) {
+            return fail("selfplay.tt_mb", "must be 1..=4096", s.tt_mb.to_string());
+        }
+        let e = &self.evaluation;
+        if e.games == 0 || !e.games.is_multiple_of(2) {
+            return fail(
+                "evaluation.games",
+                "must be an even number above 0",
+                e.games.to_string(),
+            );
+        }
+        if !(1..=MAX_PLY as u32 - 8).contains(&e.depth) {
+            return fail("evaluation.depth", "must be 1..=120", e.depth.to_string());
+        }
+        if e.random_plies > 40 {
+            return fail(
+                "evaluation.random_plies",
+                "must be 0..=40",
+                e.random_plies.to_string(),
+            );
+        }
+        let positive = |key: &str, v: f64| {
+            if v.is_finite() && v > 0.0 {
+                Ok(())
+            } else {
+                fail(key, "must be a positive number", v.to_string())
+            }
+        };
+        positive("samuel.learning_rate", self.samuel.learning_rate)?;
+        positive("samuel.error_clip", self.samuel.error_clip)?;
+        if self.samuel.loss_streak == 0 {
+            return fail("samuel.loss_streak", "must be at least 1", "0".into());
+        }
+        let g = &self.glem;
+        if g.min_support == 0 {
+            return fail("glem.min_support", "must be at least 1", "0".into());
+        }
+        if !(1..=8).contains(&g.max_atoms) {
+            return fail("glem.max_atoms", "must be 1..=8", g.max_atoms.to_string());
+        }
+        if g.pool_games == 0 || g.remine_every == 0 || g.epochs == 0 {
+            return fail(
+                "glem.pool_games / remine_every / epochs",
+                "must be at least 1",
+                "0".into(),
+            );
+        }
+        positive("glem.learning_rate", g.learning_rate)?;
+        if !(0.0..=1.0).contains(&g.search_weight) {
+            return fail(
+                "glem.search_weight",
+                "must be in 0..=1",
+                g.search_weight.to_string(),
+            );
+        }
+        let t = &self.td;
+        if !(32..=64).contains(&t.hidden) {
+            return fail(
+                "td.hidden",
+                "must be 32..=64 hidden units",
+                t.hidden.to_string(),
+            );
+        }
+        positive("td.alpha", t.alpha)?;
+        if !(0.0..=1.0).contains(&t.lambda) {
+            return fail("td.lambda", "must be in 0..=1", t.lambda.to_string());
+        }
+        Ok(())
+    }
+
+    /// A file beside the model: `models/NAME.bin` → `models/NAME.<suffix>`.
+    pub fn beside_model(&self, suffix: &str) -> PathBuf {
+        let stem = self
+            .model
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "model".to_string());
+        self.model.with_file_name(format!("{stem}.{suffix}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = "learner = \"samuel\"\nmodel = \"models/x.bin\"\n";
+
+    #[test]
+    fn a_minimal_config_takes_the_defaults() {
+        let config = TrainConfig::parse(MINIMAL).unwrap();
+        assert_eq!(config.learner, LearnerKind::Samuel);
+        assert_eq!(config.selfplay.depth, Some(4));
+        assert_eq!(
+            config.beside_model("metrics.jsonl"),
+            PathBuf::from("models/x.metrics.jsonl")
+        );
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_name_the_key() {
+        let err = |text: &str| TrainConfig::parse(text).unwrap_err().to_string();
+        let e = err(&format!("{MINIMAL}colour = 3\n"));
+        assert!(e.contains("colour") && e.contains("learner"), "{e}");
+        let e = err("learner = \"magic\"\nmodel = \"m.bin\"\n");
+        assert!(
+            e.contains("magic") && e.contains("samuel") && e.contains("td"),
+            "{e}"
+        );
+        let e = err(&format!("{MINIMAL}[selfplay]\ndepth = 4\nnodes = 100\n"));
+        assert!(e.contains("exactly one of depth"), "{e}");
+        let e = err(&format!("{MINIMAL}[td]\nhidden = 500\n"));
+        assert!(e.contains("td.hidden") && e.contains("32..=64"), "{e}");
+        let e = err(&format!("{MINIMAL}[td]\nlambda = 1.5\n"));
+        assert!(e.contains("td.lambda"), "{e}");
+        let e = err(&format!("{MINIMAL}[evaluation]\ngames = 7\n"));
+        assert!(e.contains("evaluation.games"), "{e}");
+        let e = err(&format!("{MINIMAL}[glem]\nmin_suport = 3\n"));
+        assert!(e.contains("min_suport") && e.contains("min_support"), "{e}");
+        let e = err("model = \"m.bin\"\n");
+        assert!(e.contains("learner"), "{e}");
+        let e = err(&format!("{MINIMAL}game = \"chess\"\n"));
+        assert!(e.contains("game"), "{e}");
+    }
+}

@@ -1,0 +1,140 @@
+//! GLEM end to end on real self-play games: samples, mining, fitting (thread-count
+//! independent), compiling, and the compiled evaluator inside search.
+
+use evalearn::arena::engine_game::{Exploration, play_engine_game};
+use evalearn::arena::openings::random_openings;
+use evalearn::eval::{EVAL_LIMIT, Evaluator, Material};
+use evalearn::game::Game;
+use evalearn::game::checkers::Checkers;
+use evalearn::io::dataset::DatasetGame;
+use evalearn::learn::glem::{
+    self, FitParams, Glem, GlemModel, Phases, default_regions, mine, samples_from_games,
+};
+use evalearn::rng;
+use evalearn::search::{Limits, SearchConfig, Searcher};
+
+/// Self-play games of the material evaluator at depth 3 with softmax exploration.
+fn self_play(games: usize, seed: u64) -> Vec<DatasetGame> {
+    let openings = random_openings(games, 6, seed).unwrap();
+    let mut searcher = Searcher::new(Material, SearchConfig::default(), 1);
+    openings
+        .iter()
+        .enumerate()
+        .map(|(i, &opening)| {
+            let mut rng = rng::stream(seed, i as u64);
+            let exploration = Exploration {
+                temperature: 0.3,
+                plies: 10,
+            };
+            play_engine_game(
+                i as u64,
+                opening,
+                200,
+                Some(exploration),
+                &mut rng,
+                |record, _| searcher.search(record, &Limits::depth(3), |_| {}),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn glem_learns_from_self_play() {
+    let games = self_play(120, 42);
+    let samples = samples_from_games(&games, 0.7);
+    assert!(samples.len() > 2000, "{} samples", samples.len());
+    assert!(samples.iter().all(|s| s.position.is_quiet()));
+    assert!(samples.iter().all(|s| (0.0..=1.0).contains(&s.target)));
+
+    let positions: Vec<Checkers> = samples.iter().map(|s| s.position).collect();
+    let configurations = mine(&positions, &default_regions(), 20, 3);
+    assert!(configurations.len() > 1000, "{}", configurations.len());
+    let model = GlemModel::new(default_regions(), configurations, Phases::default());
+    model.validate().unwrap();
+
+    let params = FitParams {
+        epochs: 40,
+        ..FitParams::default()
+    };
+    let fit_with = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| {
+                let mut m = model.clone();
+                let report = m.fit(&samples, &params);
+                (m, report)
+            })
+    };
+    let (trained, report) = fit_with(1);
+    let (trained2, report2) = fit_with(2);
+    assert_eq!(trained, trained2, "the fit depends on the thread count");
+    assert_eq!(report, report2);
+    assert!(
+        report.loss_after < 0.7 * report.loss_before,
+        "loss {} -> {}",
+        report.loss_before,
+        report.loss_after
+    );
+    assert!(
+        report
+            .epoch_losses
+            .windows(2)
+            .filter(|w| w[1] > w[0])
+            .count()
+            < 5
+    );
+    trained.validate().unwrap();
+
+    // The model file payload survives a round trip and compiles from outside.
+    let text = serde_json::to_string(&trained).unwrap();
+    let loaded: GlemModel = serde_json::from_str(&text).unwrap();
+    let glem = Glem::new(&loaded).unwrap();
+    assert_eq!(glem.name(), glem::KIND);
+
+    // It agrees with the material evaluator on the sign of clear material imbalances.
+    let mut agree = 0;
+    let mut clear = 0;
+    for p in &positions {
+        let material = Material.evaluate(p);
+        if material.abs() >= 200 {
+            clear += 1;
+            if glem.evaluate(p).signum() == material.signum() {
+                agree += 1;
+            }
+        }
+        assert!(glem.evaluate(p).abs() <= EVAL_LIMIT);
+    }
+    assert!(clear > 100 && agree * 10 >= clear * 9, "{agree} of {clear}");
+
+    // And it drives a search.
+    let mut searcher = Searcher::new(glem.clone(), SearchConfig::default(), 1);
+    let result = searcher.search_position(&Checkers::start(), &Limits::depth(6));
+    assert!(result.best_move.is_some());
+    assert!(result.score.abs() < EVAL_LIMIT);
+}
+
+#[test]
+fn remining_keeps_what_was_learned() {
+    let games = self_play(40, 7);
+    let samples = samples_from_games(&games, 0.0);
+    let positions: Vec<Checkers> = samples.iter().map(|s| s.position).collect();
+    let first = mine(&positions[..positions.len() / 2], &default_regions(), 10, 3);
+    let mut model = GlemModel::new(default_regions(), first, Phases::default());
+    model.fit(
+        &samples,
+        &FitParams {
+            epochs: 10,
+            ..FitParams::default()
+        },
+    );
+    let second = mine(&positions, &default_regions(), 10, 3);
+    let grown = model.with_configurations(second);
+    grown.validate().unwrap();
+    for (c, &w) in model.configurations.iter().zip(&model.weights[1]) {
+        if let Some(i) = grown.configurations.iter().position(|d| d == c) {
+            assert_eq!(grown.weights[1][i], w);
+        }
+    }
+}

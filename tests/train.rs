@@ -1,0 +1,227 @@
+//! `evalearn train`: short runs of each learner give loadable models whose loss went
+//! down, a resumed run (also after Ctrl-C) equals an uninterrupted one, and bad configs
+//! are rejected with the key's name.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use evalearn::eval::Evaluator;
+use evalearn::eval::spec::EvalSpec;
+use evalearn::learn::train::MetricsLine;
+use evalearn::search::treestats::random_positions;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("evalearn-train-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn evalearn(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_evalearn"))
+        .args(args)
+        .output()
+        .expect("run evalearn")
+}
+
+/// A tiny config for `learner` writing `model`.
+fn tiny_config(dir: &Path, learner: &str, iterations: u64, extra: &str) -> PathBuf {
+    let model = dir.join(format!("{learner}.bin"));
+    let text = format!(
+        "learner = \"{learner}\"\nseed = 5\nmodel = \"{}\"\n\n[budget]\niterations = {iterations}\n\n\
+         [selfplay]\ndepth = 2\ngames_per_iteration = 40\ntemperature = 0.3\nthreads = 2\n\n\
+         [evaluation]\nevery = 2\ngames = 20\ndepth = 2\n{extra}",
+        model.display()
+    );
+    let path = dir.join(format!("{learner}-{iterations}.toml"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn metrics(path: &Path) -> Vec<MetricsLine> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn train(config: &Path, resume: bool) {
+    let mut args = vec!["train", "--config", config.to_str().unwrap()];
+    if resume {
+        args.push("--resume");
+    }
+    let out = evalearn(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn each_learner_trains_a_loadable_model_whose_loss_goes_down() {
+    let dir = temp_dir("learners");
+    for (learner, extra) in [
+        ("samuel", ""),
+        ("td", "\n[td]\nalpha = 0.2\n"),
+        ("glem", "\n[glem]\nmin_support = 20\nepochs = 10\n"),
+    ] {
+        let config = tiny_config(&dir, learner, 4, extra);
+        train(&config, false);
+        let model = dir.join(format!("{learner}.bin"));
+        let (evaluator, header) = EvalSpec::Model(model.clone()).load().unwrap();
+        let header = header.unwrap();
+        assert_eq!(header.revision, 4, "{learner}: one revision per iteration");
+        assert_eq!(header.meta.games, 160);
+        let lines = metrics(&dir.join(format!("{learner}.metrics.jsonl")));
+        assert_eq!(lines.len(), 4, "{learner}");
+        // The updates lowered the loss on the data they learned from: in every iteration
+        // for GLEM and TD(λ); over the run for Samuel, whose rule sets A's largest weight
+        // to zero after three losses in a row, a jump that may raise one iteration's loss.
+        if learner == "samuel" {
+            let before: f64 = lines.iter().map(|l| l.loss_before).sum();
+            let after: f64 = lines.iter().map(|l| l.loss).sum();
+            assert!(after < before, "samuel: loss {before} → {after}");
+        } else {
+            for line in &lines {
+                assert!(
+                    line.loss < line.loss_before,
+                    "{learner} iteration {}: loss {} → {}",
+                    line.iteration,
+                    line.loss_before,
+                    line.loss
+                );
+            }
+        }
+        assert!(lines[1].elo.is_some() && lines[3].elo.is_some() && lines[0].elo.is_none());
+        let svg = std::fs::read_to_string(dir.join(format!("{learner}.curve.svg"))).unwrap();
+        assert_eq!(svg.matches("<circle").count(), 2);
+        // The model evaluates something other than zero somewhere.
+        let positions = random_positions(50, 1);
+        assert!(
+            positions.iter().any(|p| evaluator.evaluate(p) != 0),
+            "{learner}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// What a finished run produced, save times aside: the model's values on fixed
+/// positions, its header figures, and the metrics of every iteration.
+fn outcome(dir: &Path, learner: &str) -> (Vec<i32>, (u64, u64, u64), Vec<String>) {
+    let (evaluator, header) = EvalSpec::Model(dir.join(format!("{learner}.bin")))
+        .load()
+        .unwrap();
+    let header = header.unwrap();
+    let values = random_positions(300, 2)
+        .iter()
+        .map(|p| evaluator.evaluate(p))
+        .collect();
+    let lines = metrics(&dir.join(format!("{learner}.metrics.jsonl")))
+        .into_iter()
+        .map(|l| {
+            format!(
+                "{} {} {:.12} {:?} {}",
+                l.games, l.positions, l.loss, l.elo, l.detail
+            )
+        })
+        .collect();
+    (
+        values,
+        (header.revision, header.meta.games, header.meta.positions),
+        lines,
+    )
+}
+
+#[test]
+fn a_resumed_run_equals_an_uninterrupted_one() {
+    for learner in ["samuel", "td"] {
+        let straight = temp_dir(&format!("straight-{learner}"));
+        let config = tiny_config(&straight, learner, 4, "");
+        train(&config, false);
+
+        let resumed = temp_dir(&format!("resumed-{learner}"));
+        train(&tiny_config(&resumed, learner, 2, ""), false);
+        train(&tiny_config(&resumed, learner, 4, ""), true);
+        assert_eq!(
+            outcome(&straight, learner),
+            outcome(&resumed, learner),
+            "{learner}"
+        );
+        std::fs::remove_dir_all(&straight).unwrap();
+        std::fs::remove_dir_all(&resumed).unwrap();
+    }
+}
+
+#[test]
+fn ctrl_c_keeps_a_checkpoint_and_resume_finishes_the_run() {
+    let straight = temp_dir("ctrlc-straight");
+    train(&tiny_config(&straight, "samuel", 6, ""), false);
+
+    let dir = temp_dir("ctrlc");
+    let config = tiny_config(&dir, "samuel", 6, "");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_evalearn"))
+        .args(["train", "--config", config.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Interrupt once the first checkpoint exists.
+    let started = Instant::now();
+    while !dir.join("samuel.ckpt").exists() {
+        assert!(started.elapsed() < Duration::from_secs(60));
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exit = child.wait().unwrap();
+    assert!(exit.success(), "{exit:?}");
+    train(&config, true);
+    assert_eq!(outcome(&straight, "samuel"), outcome(&dir, "samuel"));
+    std::fs::remove_dir_all(&straight).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_configs_are_rejected_with_the_key_and_exit_status_2() {
+    let dir = temp_dir("bad");
+    let cases = [
+        (
+            "learner = \"samuel\"\nmodel = \"m.bin\"\nspeed = 3\n",
+            "speed",
+        ),
+        ("learner = \"alphazero\"\nmodel = \"m.bin\"\n", "samuel"),
+        (
+            "learner = \"td\"\nmodel = \"m.bin\"\n[td]\nlambda = 2\n",
+            "td.lambda",
+        ),
+        (
+            "learner = \"td\"\nmodel = \"m.bin\"\n[selfplay]\ndepth = 3\nmovetime_ms = 5\n",
+            "exactly one",
+        ),
+        (
+            "learner = \"glem\"\nmodel = \"m.bin\"\n[glem]\nmax_atoms = 30\n",
+            "glem.max_atoms",
+        ),
+        ("learner = \"samuel\"\n", "model"),
+        ("not toml at all [", "TOML"),
+    ];
+    for (i, (text, needle)) in cases.iter().enumerate() {
+        let path = dir.join(format!("bad{i}.toml"));
+        std::fs::write(&path, text).unwrap();
+        let out = evalearn(&["train", "--config", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{text}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(needle) || (*needle == "TOML" && err.contains("expected")),
+            "{text}: {err}"
+        );
+    }
+    let out = evalearn(&["train", "--config", "/nonexistent.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
