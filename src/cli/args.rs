@@ -85,3 +85,20 @@ pub fn progress_bar(len: u64, template: &str) -> indicatif::ProgressBar {
         .progress_chars("=> ");
     indicatif::ProgressBar::new(len).with_style(style)
 }
+
+/// Advances `bar` by one unit of `what`. A bar on a terminal redraws itself; a hidden one
+/// (stderr redirected to a log) prints a plain line at every tenth of the work instead,
+/// so long runs in the background still report how far they are.
+pub fn advance(bar: &indicatif::ProgressBar, what: &str) {
+    bar.inc(1);
+    if bar.is_hidden() {
+        let (done, total) = (bar.position(), bar.length().unwrap_or(0));
+        if total > 0 && done * 10 / total != (done - 1) * 10 / total {
+            eprintln!(
+                "{done}/{total} {what}, {:.0} s  {}",
+                bar.elapsed().as_secs_f64(),
+                bar.message()
+            );
+        }
+    }
+}

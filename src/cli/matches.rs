@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::CliError;
-use super::args::{LimitArgs, OpeningArgs, load_evaluator, progress_bar};
+use super::args::{LimitArgs, OpeningArgs, advance, load_evaluator, progress_bar};
 use crate::arena::matches::{MatchConfig, MatchOutcome, PairResult, run_match};
 use crate::arena::stats::SprtParams;
 use crate::game::GameRecord;
@@ -141,7 +141,7 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
             e.elo_low,
             e.elo_high
         ));
-        bar.inc(1);
+        advance(&bar, "pairs");
     })
     .map_err(CliError::failure)?;
     bar.finish_and_clear();

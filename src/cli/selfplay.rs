@@ -7,7 +7,7 @@ use std::time::Instant;
 use clap::{Args, Subcommand};
 
 use super::CliError;
-use super::args::{LimitArgs, OpeningArgs, load_evaluator, progress_bar};
+use super::args::{LimitArgs, OpeningArgs, advance, load_evaluator, progress_bar};
 use crate::arena::engine_game::Exploration;
 use crate::game::checkers::Checkers;
 use crate::game::checkers::pdn::{self, PdnGame, PdnResult};
@@ -115,7 +115,7 @@ pub fn selfplay(args: SelfPlayArgs) -> Result<(), CliError> {
     let total = shard.games(0, args.games).len() as u64;
     let bar = progress_bar(
         total,
-        "[{bar:30}] {pos}/{len} games, {per_sec}, eta {eta}  {msg}",
+        "[{bar:30}] {pos}/{len} games, {per_sec:1}, eta {eta}  {msg}",
     );
     let started = Instant::now();
     let mut tally = Tally::default();
@@ -138,7 +138,7 @@ pub fn selfplay(args: SelfPlayArgs) -> Result<(), CliError> {
             tally.black_wins,
             tally.positions as f64 / seconds
         ));
-        bar.inc(1);
+        advance(&bar, "games");
         if args.pdn.is_some() {
             games.push(game);
         }

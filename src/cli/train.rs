@@ -9,7 +9,7 @@ use clap::Args;
 use super::CliError;
 use super::args::progress_bar;
 use crate::learn::config::TrainConfig;
-use crate::learn::train::{TrainOptions, train};
+use crate::learn::train::{Stage, TrainOptions, train};
 
 #[derive(Args, Debug)]
 pub struct TrainArgs {
@@ -51,7 +51,7 @@ pub fn run(args: TrainArgs) -> Result<(), CliError> {
     );
     let bar = progress_bar(
         config.selfplay.games_per_iteration,
-        "[{bar:30}] {pos}/{len} self-play games, {per_sec}, eta {eta}",
+        "[{bar:30}] {pos}/{len} {msg}, {per_sec:1}, eta {eta}",
     );
     // A hidden bar (output not a terminal) prints nothing, so print the lines directly.
     let mut log = |line: &str| {
@@ -61,10 +61,14 @@ pub fn run(args: TrainArgs) -> Result<(), CliError> {
             bar.println(line);
         }
     };
-    let mut progress = |done: u64, total: u64| {
-        if done == 1 {
+    // One bar, restarted for each stage of each iteration.
+    let mut stage = None;
+    let mut progress = |now: Stage, done: u64, total: u64| {
+        if stage != Some(now) || done <= 1 {
+            stage = Some(now);
             bar.reset();
             bar.set_length(total);
+            bar.set_message(now.unit());
         }
         bar.set_position(done);
     };

@@ -1099,6 +1099,16 @@ impl GlemModel {
     /// than 5% is undone and the learning rate halved. Reports the mean squared error
     /// (without the penalties) before, after, and after each epoch.
     pub fn fit(&mut self, samples: &[Sample], params: &FitParams) -> FitReport {
+        self.fit_with_progress(samples, params, &mut |_| {})
+    }
+
+    /// [`GlemModel::fit`], calling `on_epoch` with the number of epochs done after each.
+    pub fn fit_with_progress(
+        &mut self,
+        samples: &[Sample],
+        params: &FitParams,
+        on_epoch: &mut dyn FnMut(usize),
+    ) -> FitReport {
         let mut report = FitReport {
             samples: samples.len(),
             loss_before: 0.0,
@@ -1170,7 +1180,7 @@ impl GlemModel {
         };
         let mut rate = params.learning_rate;
         let mut last_loss = loss;
-        for _ in 0..params.epochs {
+        for epoch in 1..=params.epochs {
             let saved = (shared.clone(), deviation.clone());
             let grads = fitter.gradient(&delta);
             let shared_grads = sum_phases(&grads, r, phases);
@@ -1196,11 +1206,13 @@ impl GlemModel {
                 rate *= 0.5;
                 report.rate_halvings += 1;
                 report.epoch_losses.push(last_loss);
+                on_epoch(epoch);
                 continue;
             }
             delta = d;
             last_loss = loss;
             report.epoch_losses.push(loss);
+            on_epoch(epoch);
         }
         let w = combine(&shared, &deviation);
         report.loss_after = last_loss;

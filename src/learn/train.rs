@@ -167,8 +167,33 @@ pub struct TrainOptions<'a> {
     pub stop: &'a AtomicBool,
     /// Prints progress lines and bars.
     pub log: &'a mut dyn FnMut(&str),
-    /// Called with (games done, games in the iteration) as self-play goes on.
-    pub progress: &'a mut dyn FnMut(u64, u64),
+    /// Called with (stage, units done, units in the stage) as each stage goes on.
+    pub progress: &'a mut dyn FnMut(Stage, u64, u64),
+}
+
+/// The stages of an iteration, for progress bars.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Self-play games (Samuel learns during them).
+    SelfPlay,
+    /// GLEM's gradient-descent epochs.
+    Fit,
+    /// TD(λ) episodes, one per game.
+    Episodes,
+    /// Games of the evaluation match against material.
+    Evaluation,
+}
+
+impl Stage {
+    /// What the stage counts, in words.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Stage::SelfPlay => "self-play games",
+            Stage::Fit => "fitting epochs",
+            Stage::Episodes => "TD(λ) episodes",
+            Stage::Evaluation => "evaluation games against material",
+        }
+    }
 }
 
 /// How a run ended.
@@ -294,7 +319,7 @@ pub fn train(
                     options.stop,
                     || {
                         done += 1;
-                        (options.progress)(done, games);
+                        (options.progress)(Stage::SelfPlay, done, games);
                     },
                 )
                 .map(|r| IterationResult {
@@ -334,7 +359,7 @@ pub fn train(
                     let loss_before = td::loss(&mlp, &targets) as f64;
                     let mut squared = 0.0;
                     let mut steps = 0;
-                    for game in &games {
+                    for (done, game) in games.iter().enumerate() {
                         let report = td_lambda_episode(
                             &mut mlp,
                             &game.leaves,
@@ -344,6 +369,7 @@ pub fn train(
                         );
                         squared += report.mean_squared_td_error as f64 * report.steps as f64;
                         steps += report.steps;
+                        (options.progress)(Stage::Episodes, done as u64 + 1, games.len() as u64);
                     }
                     *weights = mlp.weights();
                     IterationResult {
@@ -401,7 +427,9 @@ pub fn train(
                         learning_rate: settings.learning_rate,
                         ..FitParams::default()
                     };
-                    let report = g.model.fit(&samples, &params);
+                    let report = g.model.fit_with_progress(&samples, &params, &mut |epoch| {
+                        (options.progress)(Stage::Fit, epoch as u64, params.epochs as u64)
+                    });
                     IterationResult {
                         games: games.len() as u64,
                         positions,
@@ -472,7 +500,10 @@ pub fn train(
                 &AnyEvaluator::Material(Material),
                 &eval_openings,
                 &match_config,
-                |_, _| {},
+                |_, tally| {
+                    let done = 2 * tally.pentanomial.pairs();
+                    (options.progress)(Stage::Evaluation, done, 2 * match_config.pairs)
+                },
             )?;
             let e = outcome.tally.estimate();
             line.eval_games = Some(e.games);
@@ -554,7 +585,7 @@ fn self_play(
     let mut games = Vec::with_capacity(s.games_per_iteration as usize);
     selfplay::run(&sp, evaluator, openings, options.stop, |game| {
         games.push(game);
-        (options.progress)(games.len() as u64, s.games_per_iteration);
+        (options.progress)(Stage::SelfPlay, games.len() as u64, s.games_per_iteration);
     })?;
     if (games.len() as u64) < s.games_per_iteration {
         return Ok(None);

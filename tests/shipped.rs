@@ -1,0 +1,44 @@
+//! The shipped configurations parse, and each shipped model is the one its configuration
+//! makes: it loads as the right evaluator kind, and its header holds that config's text.
+
+use std::path::Path;
+
+use evalearn::eval::spec::load_model_file;
+use evalearn::learn::config::TrainConfig;
+
+fn root(relative: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)
+}
+
+#[test]
+fn shipped_configs_parse() {
+    for (name, learner) in [
+        ("default", "td"),
+        ("samuel", "samuel"),
+        ("glem", "glem"),
+        ("td", "td"),
+    ] {
+        let path = root(&format!("configs/{name}.toml"));
+        let (config, _) = TrainConfig::read(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(config.learner.name(), learner, "{name}");
+        let model = config.model.to_string_lossy().into_owned();
+        assert_eq!(model, format!("models/{name}.bin"), "{name}");
+    }
+}
+
+#[test]
+fn shipped_models_come_from_shipped_configs() {
+    for (name, kind) in [("samuel", "linear"), ("glem", "glem"), ("td", "td")] {
+        let path = root(&format!("models/{name}.bin"));
+        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        assert!(size > 0 && size <= 16 << 20, "{name}: {size} bytes");
+        let (_, header) = load_model_file(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(header.kind, kind, "{name}");
+        let config = std::fs::read_to_string(root(&format!("configs/{name}.toml"))).unwrap();
+        assert_eq!(
+            header.meta.config, config,
+            "{name}: trained with another config"
+        );
+        assert!(header.meta.games > 0, "{name}");
+    }
+}
