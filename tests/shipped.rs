@@ -42,3 +42,15 @@ fn shipped_models_come_from_shipped_configs() {
         assert!(header.meta.games > 0, "{name}");
     }
 }
+
+#[test]
+fn the_readme_config_example_parses() {
+    let readme = std::fs::read_to_string(root("README.md")).unwrap();
+    let start = readme
+        .find("```toml\n")
+        .expect("a toml block in the README")
+        + 8;
+    let end = start + readme[start..].find("```").unwrap();
+    let config = TrainConfig::parse(&readme[start..end]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(config.learner.name(), "td");
+}
