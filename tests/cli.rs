@@ -1,13 +1,9 @@
 //! The `evalearn` binary as scripts use it: output format and exit statuses.
 
-use std::process::{Command, Output};
+mod common;
+use common::{evalearn, temp_dir};
 
-fn evalearn(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_evalearn"))
-        .args(args)
-        .output()
-        .expect("run evalearn")
-}
+use std::process::Output;
 
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -127,8 +123,7 @@ fn bench_ends_with_its_signature_line() {
 
 #[test]
 fn treestats_prints_the_table_and_writes_json() {
-    let dir = std::env::temp_dir().join(format!("evalearn-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("treestats");
     let json = dir.join("table.json");
     let out = evalearn(&[
         "treestats",

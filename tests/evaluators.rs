@@ -2,8 +2,10 @@
 //! same), mismatched files are rejected with the right message, and `evalearn model info`
 //! explains a file.
 
+mod common;
+use common::{evalearn, temp_dir};
+
 use std::path::PathBuf;
-use std::process::Command;
 
 use evalearn::eval::Evaluator;
 use evalearn::eval::features::FEATURE_SET_ID;
@@ -13,12 +15,6 @@ use evalearn::game::Game;
 use evalearn::game::checkers::Checkers;
 use evalearn::io::model::{ModelError, ModelHeader, save_model};
 use evalearn::search::treestats::random_positions;
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("evalearn-eval-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn some_weights() -> LinearWeights {
     let mut weights = LinearWeights::zero();
@@ -94,10 +90,7 @@ fn model_info_explains_a_file_and_rejects_a_broken_one() {
     header.meta.games = 1234;
     save_model(&path, &mut header, &some_weights()).unwrap();
     save_model(&path, &mut header, &some_weights()).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_evalearn"))
-        .args(["model", "info", path.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let out = evalearn(&["model", "info", path.to_str().unwrap()]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     for needle in [
@@ -116,10 +109,7 @@ fn model_info_explains_a_file_and_rejects_a_broken_one() {
     let last = bytes.len() - 20;
     bytes[last] ^= 0xFF;
     std::fs::write(&path, &bytes).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_evalearn"))
-        .args(["model", "info", path.to_str().unwrap()])
-        .output()
-        .unwrap();
+    let out = evalearn(&["model", "info", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("checksum"));
     std::fs::remove_dir_all(&dir).unwrap();

@@ -1,8 +1,11 @@
 //! `evalearn play` driven through a pipe: a scripted game, hot reload of the model while
 //! the game goes on, and watch mode.
 
+mod common;
+use common::temp_dir;
+
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
@@ -12,12 +15,6 @@ use evalearn::game::checkers::Checkers;
 use evalearn::game::checkers::pdn;
 use evalearn::game::{Game, GameStatus};
 use evalearn::io::model::{ModelHeader, save_model};
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("evalearn-play-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// A running `evalearn play` whose output lines arrive on a channel.
 struct Play {

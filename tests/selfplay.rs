@@ -2,32 +2,16 @@
 //! shards that merge into the whole run, datasets that survive a killed run, and matches
 //! whose statistics make sense.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
+use common::{evalearn, evalearn_ok, temp_dir};
+
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use evalearn::game::Game;
 use evalearn::game::checkers::Checkers;
 use evalearn::io::dataset::Dataset;
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("evalearn-sp-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn evalearn(args: &[&str]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_evalearn"))
-        .args(args)
-        .output()
-        .expect("run evalearn");
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
 
 /// 24 games at depth 4 with seed 11 unless `extra` gives another seed.
 fn selfplay(out: &Path, extra: &[&str]) {
@@ -46,7 +30,7 @@ fn selfplay(out: &Path, extra: &[&str]) {
         args.extend_from_slice(&["--seed", "11"]);
     }
     args.extend_from_slice(extra);
-    evalearn(&args);
+    evalearn_ok(&args);
 }
 
 #[test]
@@ -94,26 +78,25 @@ fn shards_merge_into_the_whole_run() {
     let merged = dir.join("merged.bin");
     let mut args = vec!["dataset", "merge", "--out", merged.to_str().unwrap()];
     args.extend(parts.iter().map(|p| p.to_str().unwrap()));
-    evalearn(&args);
+    evalearn_ok(&args);
     assert_eq!(
         std::fs::read(&merged).unwrap(),
         std::fs::read(&whole).unwrap()
     );
 
-    let info = evalearn(&["dataset", "info", merged.to_str().unwrap()]);
+    let info = evalearn_ok(&["dataset", "info", merged.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&info.stdout);
     assert!(text.contains("games        24"), "{text}");
     // Merging a shard twice is refused.
-    let twice = Command::new(env!("CARGO_BIN_EXE_evalearn"))
-        .args([
-            "dataset",
-            "merge",
-            "--out",
-            dir.join("x.bin").to_str().unwrap(),
-        ])
-        .args([parts[0].to_str().unwrap(), parts[0].to_str().unwrap()])
-        .output()
-        .unwrap();
+    let part = parts[0].to_str().unwrap();
+    let twice = evalearn(&[
+        "dataset",
+        "merge",
+        "--out",
+        dir.join("x.bin").to_str().unwrap(),
+        part,
+        part,
+    ]);
     assert_eq!(twice.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -188,7 +171,7 @@ fn match_json(args: &[&str], dir: &Path, name: &str) -> serde_json::Value {
     let json = dir.join(name);
     let mut all = vec!["match", "--json", json.to_str().unwrap()];
     all.extend_from_slice(args);
-    evalearn(&all);
+    evalearn_ok(&all);
     serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
 }
 
@@ -383,10 +366,7 @@ fn bad_selfplay_and_match_arguments_are_exit_status_2() {
         ],
         &["dataset", "info", "/nonexistent.bin"],
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_evalearn"))
-            .args(args)
-            .output()
-            .unwrap();
+        let out = evalearn(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(!out.stderr.is_empty(), "{args:?}");
     }

@@ -2,27 +2,17 @@
 //! down, a resumed run (also after Ctrl-C) equals an uninterrupted one, and bad configs
 //! are rejected with the key's name.
 
+mod common;
+use common::{evalearn, temp_dir};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use evalearn::eval::Evaluator;
 use evalearn::eval::spec::EvalSpec;
 use evalearn::learn::train::MetricsLine;
 use evalearn::search::treestats::random_positions;
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("evalearn-train-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn evalearn(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_evalearn"))
-        .args(args)
-        .output()
-        .expect("run evalearn")
-}
 
 /// A tiny config for `learner` writing `model`.
 fn tiny_config(dir: &Path, learner: &str, iterations: u64, extra: &str) -> PathBuf {

@@ -4,10 +4,8 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use rand::RngExt;
-
 use crate::game::checkers::{Checkers, pdn};
-use crate::game::{Game, MoveList};
+use crate::game::{Game, MoveList, random_plies};
 use crate::rng;
 
 /// Tries per opening before giving up on finding a new distinct position.
@@ -43,15 +41,8 @@ pub fn random_openings_up_to(count: usize, plies: u32, seed: u64) -> Vec<Checker
     for i in 0..count as u64 {
         let found = (0..ATTEMPTS).find_map(|attempt| {
             let mut rng = rng::stream(seed ^ STREAM_DOMAIN, i + (attempt << 40));
-            let mut pos = Checkers::start();
-            for _ in 0..plies {
-                pos.legal_moves(&mut moves);
-                if moves.is_empty() {
-                    return None;
-                }
-                pos = pos.play(moves[rng.random_range(0..moves.len())]);
-            }
-            (pos.has_legal_move() && !seen.contains(&pos)).then_some(pos)
+            random_plies(Checkers::start(), plies, &mut rng, &mut moves)
+                .filter(|pos| pos.has_legal_move() && !seen.contains(pos))
         });
         let Some(pos) = found else {
             break;

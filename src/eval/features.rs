@@ -14,8 +14,8 @@
 //! majority rule): they are cheap hints for the learner, not a tactical search.
 
 use crate::game::Game;
-use crate::game::checkers::board::{BLACK_CROWN, BOARD, Dir, WHITE_CROWN};
-use crate::game::checkers::{Checkers, WHITE};
+use crate::game::checkers::board::{BLACK_CROWN, BOARD, Dir, WHITE_CROWN, rotate};
+use crate::game::checkers::{Checkers, Square, WHITE};
 
 /// Identifies this feature set (and its order) in saved weight files.
 pub const FEATURE_SET_ID: &str = "samuel-v1";
@@ -81,8 +81,10 @@ const fn squares(numbers: &[u8]) -> u64 {
     let mut bits = 0;
     let mut i = 0;
     while i < numbers.len() {
-        let index = (numbers[i] - 1) as u32;
-        bits |= 1 << (index + index / 8);
+        bits |= match Square::from_number(numbers[i]) {
+            Some(square) => square.bit(),
+            None => panic!("not a square number"),
+        };
         i += 1;
     }
     bits
@@ -92,11 +94,6 @@ const fn squares(numbers: &[u8]) -> u64 {
 const fn rank_mask(rank: u8) -> u64 {
     let first = 4 * (7 - rank) + 1;
     squares(&[first, first + 1, first + 2, first + 3])
-}
-
-/// The board rotated by 180° (square n ↦ 33 − n): bit i ↦ bit 34 − i in this layout.
-const fn rotate(bits: u64) -> u64 {
-    bits.reverse_bits() >> 29
 }
 
 /// The 8 central squares c3 e3 d4 f4 c5 e5 d6 f6 (the centre 4×4 block).
@@ -369,7 +366,7 @@ pub fn extract(pos: &Checkers, out: &mut [i32; FEATURE_COUNT]) {
 mod tests {
     use super::*;
     use crate::game::MoveList;
-    use crate::game::checkers::{BLACK, Piece, Square};
+    use crate::game::checkers::{BLACK, Piece};
     use rand::rngs::Xoshiro256PlusPlus;
     use rand::{RngExt, SeedableRng};
 
@@ -396,19 +393,6 @@ mod tests {
             assert!(FEATURE_NAMES.contains(name), "unknown feature {name}");
         }
         assert_eq!(named(&features(fen)), expected, "{fen}");
-    }
-
-    /// The position rotated by 180° with the colours and the side to move swapped.
-    fn mirrored(pos: &Checkers) -> Checkers {
-        let pieces = pos.pieces().map(|(sq, piece)| {
-            let sq = Square::from_number(33 - sq.number()).unwrap();
-            let piece = match piece {
-                Piece::Man(side) => Piece::Man(side.opponent()),
-                Piece::King(side) => Piece::King(side.opponent()),
-            };
-            (sq, piece)
-        });
-        Checkers::from_pieces(pieces, pos.side_to_move().opponent()).unwrap()
     }
 
     /// Every position of seeded random games from the start (at least `count`).
@@ -602,7 +586,7 @@ mod tests {
         let (mut a, mut b) = ([0; FEATURE_COUNT], [0; FEATURE_COUNT]);
         for pos in &positions {
             extract(pos, &mut a);
-            extract(&mirrored(pos), &mut b);
+            extract(&pos.mirrored(), &mut b);
             assert_eq!(a, b, "{}", pos.format_position());
             for (seen, value) in seen.iter_mut().zip(a) {
                 *seen |= value != 0;

@@ -119,3 +119,22 @@ pub trait Game: Copy + Eq + Hash + Debug + Send + Sync + 'static {
     /// Writes a legal move of this position in the game's standard notation.
     fn format_move(&self, mv: Self::Move) -> String;
 }
+
+/// The position after `plies` uniformly random legal moves from `start`, drawn from `rng`;
+/// `None` if the game ends before. `moves` is scratch space for the move lists.
+pub fn random_plies<G: Game>(
+    start: G,
+    plies: u32,
+    rng: &mut impl rand::RngExt,
+    moves: &mut MoveList<G::Move>,
+) -> Option<G> {
+    let mut pos = start;
+    for _ in 0..plies {
+        pos.legal_moves(moves);
+        if moves.is_empty() {
+            return None;
+        }
+        pos = pos.play(moves[rng.random_range(0..moves.len())]);
+    }
+    Some(pos)
+}

@@ -1782,7 +1782,6 @@ impl Evaluator<Checkers> for Glem {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::checkers::{Piece, Square};
     use crate::game::{EndReason, MoveList, Outcome, Side};
     use proptest::prelude::*;
     use rand::rngs::Xoshiro256PlusPlus;
@@ -2048,26 +2047,12 @@ mod tests {
         assert_eq!(model.compile().evaluate(&Checkers::start()), -EVAL_LIMIT);
     }
 
-    /// `pos` with the board turned and the colours swapped: square n ↦ 33 − n, White ↔
-    /// Black, the other side to move.
-    fn mirrored(pos: &Checkers) -> Checkers {
-        let pieces = pos.pieces().map(|(sq, piece)| {
-            let sq = Square::from_number(33 - sq.number()).unwrap();
-            let piece = match piece {
-                Piece::Man(side) => Piece::Man(side.opponent()),
-                Piece::King(side) => Piece::King(side.opponent()),
-            };
-            (sq, piece)
-        });
-        Checkers::from_pieces(pieces, pos.side_to_move().opponent()).unwrap()
-    }
-
     #[test]
     fn a_position_and_its_colour_swapped_mirror_evaluate_the_same() {
         let model = random_model(11, Phases::default());
         let glem = model.compile();
         for p in random_positions(5, 1000) {
-            let m = mirrored(&p);
+            let m = p.mirrored();
             assert_ne!(p.side_to_move(), m.side_to_move());
             assert_eq!(square_values(&p), square_values(&m));
             assert_eq!(

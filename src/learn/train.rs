@@ -80,9 +80,7 @@ impl LearnerState {
             LearnerState::Samuel(s) => {
                 AnyEvaluator::Linear(Linear::new(&s.a).expect("learner weights are valid"))
             }
-            LearnerState::Td(w) => {
-                AnyEvaluator::Td(TdEvaluator::from_weights(w).expect("learner weights are valid"))
-            }
+            LearnerState::Td(w) => td_evaluator(w),
             LearnerState::Glem(g) => glem_evaluator(&g.model),
         }
     }
@@ -334,9 +332,7 @@ pub fn train(
                 })
             }
             LearnerState::Td(weights) => {
-                let evaluator = AnyEvaluator::Td(
-                    TdEvaluator::from_weights(weights).expect("learner weights are valid"),
-                );
+                let evaluator = td_evaluator(weights);
                 let settings = &config.td;
                 self_play(
                     config,
@@ -548,6 +544,11 @@ pub fn train(
         interrupted,
         last: metrics.last().cloned(),
     })
+}
+
+/// A TD network as an evaluator.
+fn td_evaluator(weights: &MlpWeights) -> AnyEvaluator {
+    AnyEvaluator::Td(TdEvaluator::from_weights(weights).expect("learner weights are valid"))
 }
 
 /// A GLEM model as an evaluator. Before any configuration is mined the model is all

@@ -4,13 +4,12 @@
 //! (quiescence is part of the evaluation there, its nodes are not counted) and also in
 //! total.
 
-use rand::RngExt;
 use rayon::prelude::*;
 
 use super::{Limits, NodeCounts, SearchConfig, Searcher};
 use crate::eval::Material;
 use crate::game::checkers::Checkers;
-use crate::game::{Game, MoveList};
+use crate::game::{Game, MoveList, random_plies};
 use crate::rng;
 
 /// Depths of the thesis table.
@@ -53,15 +52,8 @@ pub fn random_positions(count: usize, seed: u64) -> Vec<Checkers> {
             (0u64..)
                 .find_map(|attempt| {
                     let mut rng = rng::stream(seed, (i as u64) << 16 | attempt);
-                    let mut pos = Checkers::start();
-                    for _ in 0..plies {
-                        pos.legal_moves(&mut moves);
-                        if moves.is_empty() {
-                            return None;
-                        }
-                        pos = pos.play(moves[rng.random_range(0..moves.len())]);
-                    }
-                    pos.has_legal_move().then_some(pos)
+                    random_plies(Checkers::start(), plies, &mut rng, &mut moves)
+                        .filter(Game::has_legal_move)
                 })
                 .expect("some random game lasts long enough")
         })

@@ -15,6 +15,12 @@ pub const WHITE_CROWN: u64 = 0xF;
 /// Squares where Black's men are crowned (rank 1: squares 29..32).
 pub const BLACK_CROWN: u64 = 0xF << 31;
 
+/// `bits` with the board turned 180° (square `n` ↦ `33 − n`): bit `i` ↦ bit `34 − i`,
+/// which maps ghosts to ghosts.
+pub const fn rotate(bits: u64) -> u64 {
+    bits.reverse_bits() >> 29
+}
+
 /// The four diagonal directions. North is towards rank 8 (Black's side).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Dir {
@@ -196,6 +202,11 @@ mod tests {
         }
         assert_eq!(BOARD.count_ones(), 32);
         assert_eq!(Square::from_file_rank(1, 0), None);
+        for sq in Square::all() {
+            let turned = Square::from_number(33 - sq.number()).unwrap();
+            assert_eq!(rotate(sq.bit()), turned.bit());
+        }
+        assert_eq!(rotate(BOARD), BOARD);
     }
 
     #[test]

@@ -193,6 +193,18 @@ impl Checkers {
         Checkers { side, ..self }
     }
 
+    /// The same game seen from the other side: the board turned 180° (square `n` becomes
+    /// `33 − n`), the colours swapped, the other side to move. Learned evaluators value a
+    /// position and its mirror the same.
+    pub const fn mirrored(self) -> Checkers {
+        Checkers {
+            white: board::rotate(self.black),
+            black: board::rotate(self.white),
+            kings: board::rotate(self.kings),
+            side: self.side.opponent(),
+        }
+    }
+
     /// The board from the side to move's point of view, as four masks in PDN square order
     /// (bit `n − 1` for square `n`): own men, own kings, opponent's men, opponent's kings.
     /// For Black the board is turned 180° (square `n` becomes `33 − n`), so the side to
@@ -412,6 +424,17 @@ mod tests {
             start.relative_masks(),
             start.with_side_to_move(BLACK).relative_masks()
         );
+    }
+
+    #[test]
+    fn mirrored_turns_the_board_and_swaps_the_colours() {
+        let pos = Checkers::parse_position("W:W21,K30:B5,K12").unwrap();
+        assert_eq!(
+            pos.mirrored(),
+            Checkers::parse_position("B:W28,K21:B12,K3").unwrap()
+        );
+        assert_eq!(pos.mirrored().mirrored(), pos);
+        assert_eq!(pos.mirrored().relative_masks(), pos.relative_masks());
     }
 
     #[test]
