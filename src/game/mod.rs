@@ -13,11 +13,14 @@ mod movelist;
 pub mod perft;
 mod record;
 
-pub use movelist::{MAX_MOVES, MoveList};
+pub use movelist::{MAX_MOVES, MoveBuffer, MoveList};
 pub use record::{EndReason, GameRecord, GameStatus};
 
 use std::fmt::{Debug, Display};
 use std::hash::Hash;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 /// The two players. `First` moves first: White in draughts, A in Kalah.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -62,35 +65,56 @@ impl Outcome {
 pub trait Game: Copy + Eq + Hash + Debug + Send + Sync + 'static {
     /// One whole turn of one player, compact and `Copy`.
     type Move: Copy + Eq + Hash + Debug + Default + Send + Sync + 'static;
+    /// A buffer with room for every legal move of any position (see [`MoveBuffer`]).
+    type Moves: MoveBuffer<Self::Move>;
+    /// Rule options that are data, not code (Kalah's stones per pit and capture rule);
+    /// every position knows its variant. `Default` is the game's standard form.
+    type Variant: Copy + Eq + Hash + Debug + Default + Send + Sync + 'static;
     /// Why a position text was rejected.
     type PositionError: std::error::Error + Display + Send + Sync + 'static;
     /// Why a move text was rejected.
     type MoveError: std::error::Error + Display + Send + Sync + 'static;
+    /// A position in file form (datasets); see [`Game::pack`].
+    type Packed: Serialize + DeserializeOwned + Clone + PartialEq + Debug + Send + Sync;
+    /// A move in file form (datasets); see [`Game::pack_move`].
+    type PackedMove: Serialize + DeserializeOwned + Clone + PartialEq + Debug + Send + Sync;
 
-    /// Short name used in files and messages (`brazilian`, `kalah`).
+    /// Short name of the game in files and on the command line (`brazilian`, `kalah`).
     const NAME: &'static str;
     /// Consecutive plies without an irreversible move after which the game is drawn
     /// (Brazilian draughts: 20 king moves by each side = 40 plies); `None` if the game
     /// has no such rule.
     const QUIET_DRAW_PLIES: Option<u32>;
 
+    /// The starting position of `variant`.
+    fn start_of(variant: Self::Variant) -> Self;
     /// The standard starting position.
-    fn start() -> Self;
+    fn start() -> Self {
+        Self::start_of(Self::Variant::default())
+    }
+    fn variant(&self) -> Self::Variant;
+    /// The game and variant as `--game` names them and model files record them:
+    /// [`Game::NAME`] for the standard variant, else `NAME:options` (`kalah:6:4:empty-capture`).
+    fn variant_name(variant: Self::Variant) -> String;
+    /// Reads the options after `NAME:` in a `--game` text (`6:4:empty-capture`); the empty
+    /// text is the standard variant.
+    fn parse_variant(options: &str) -> Result<Self::Variant, String>;
+
     fn side_to_move(&self) -> Side;
     /// How the game names a side in text (`white`, `black`; `A`, `B`).
     fn side_name(side: Side) -> &'static str;
 
     /// Writes every legal move into `moves` (cleared first). Allocates nothing.
-    fn legal_moves(&self, moves: &mut MoveList<Self::Move>);
+    fn legal_moves(&self, moves: &mut Self::Moves);
     /// The number of legal moves, using `scratch` as working space; games override it
     /// with something cheaper than listing them (perft's last ply).
-    fn count_legal_moves(&self, scratch: &mut MoveList<Self::Move>) -> u64 {
+    fn count_legal_moves(&self, scratch: &mut Self::Moves) -> u64 {
         self.legal_moves(scratch);
         scratch.len() as u64
     }
     /// True if the side to move has at least one legal move.
     fn has_legal_move(&self) -> bool {
-        let mut moves = MoveList::new();
+        let mut moves = Self::Moves::default();
         self.legal_moves(&mut moves);
         !moves.is_empty()
     }
@@ -111,13 +135,35 @@ pub trait Game: Copy + Eq + Hash + Debug + Send + Sync + 'static {
     /// 64-bit hash of the position, the same whatever move order reached it.
     fn hash_key(&self) -> u64;
 
-    fn parse_position(text: &str) -> Result<Self, Self::PositionError>;
+    /// Reads a position of `variant` in the game's standard text form.
+    fn parse_position_of(variant: Self::Variant, text: &str) -> Result<Self, Self::PositionError>;
+    /// Reads a position of the standard variant.
+    fn parse_position(text: &str) -> Result<Self, Self::PositionError> {
+        Self::parse_position_of(Self::Variant::default(), text)
+    }
     /// The position in the game's standard text form (FEN for draughts).
     fn format_position(&self) -> String;
     /// Reads a move played from this position; only legal moves are accepted.
     fn parse_move(&self, text: &str) -> Result<Self::Move, Self::MoveError>;
     /// Writes a legal move of this position in the game's standard notation.
     fn format_move(&self, mv: Self::Move) -> String;
+
+    /// The position in file form.
+    fn pack(&self) -> Self::Packed;
+    /// A position from its file form, checked like any position from outside.
+    fn unpack(packed: &Self::Packed) -> Result<Self, String>;
+    /// A legal move of this position in file form.
+    fn pack_move(&self, mv: Self::Move) -> Self::PackedMove;
+    /// The legal move of this position that `packed` describes.
+    fn unpack_move(&self, packed: &Self::PackedMove) -> Result<Self::Move, String> {
+        let mut moves = Self::Moves::default();
+        self.legal_moves(&mut moves);
+        moves
+            .iter()
+            .copied()
+            .find(|&mv| self.pack_move(mv) == *packed)
+            .ok_or_else(|| format!("move {packed:?} is not legal in {}", self.format_position()))
+    }
 }
 
 /// The position after `plies` uniformly random legal moves from `start`, drawn from `rng`;
@@ -126,7 +172,7 @@ pub fn random_plies<G: Game>(
     start: G,
     plies: u32,
     rng: &mut impl rand::RngExt,
-    moves: &mut MoveList<G::Move>,
+    moves: &mut G::Moves,
 ) -> Option<G> {
     let mut pos = start;
     for _ in 0..plies {

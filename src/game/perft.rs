@@ -1,7 +1,7 @@
 //! Perft: the number of move paths of a given length, the standard check of a move
 //! generator. Moves at the last ply are counted, not played ("bulk counting").
 
-use super::{Game, MoveList};
+use super::Game;
 
 /// Leaf count of the move tree of `pos` to `depth` plies. A position without moves
 /// before the last ply contributes 0.
@@ -15,7 +15,7 @@ pub fn divide<G: Game>(pos: &G, depth: u32) -> Vec<(G::Move, u64)> {
     if depth == 0 {
         return Vec::new();
     }
-    let mut root = MoveList::new();
+    let mut root = G::Moves::default();
     pos.legal_moves(&mut root);
     let mut lists = move_stack::<G>(depth);
     root.iter()
@@ -24,11 +24,11 @@ pub fn divide<G: Game>(pos: &G, depth: u32) -> Vec<(G::Move, u64)> {
 }
 
 /// One move list per ply, allocated once so the tree walk allocates nothing.
-fn move_stack<G: Game>(depth: u32) -> Vec<MoveList<G::Move>> {
-    (0..depth.max(1)).map(|_| MoveList::new()).collect()
+fn move_stack<G: Game>(depth: u32) -> Vec<G::Moves> {
+    (0..depth.max(1)).map(|_| G::Moves::default()).collect()
 }
 
-fn count<G: Game>(pos: &G, depth: u32, lists: &mut [MoveList<G::Move>]) -> u64 {
+fn count<G: Game>(pos: &G, depth: u32, lists: &mut [G::Moves]) -> u64 {
     let Some((list, deeper)) = lists.split_first_mut() else {
         return 1;
     };

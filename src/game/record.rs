@@ -1,7 +1,7 @@
 //! The history of a game above its current position: what the draw rules need
 //! (threefold repetition, the quiet-move count) and an optional ply cap for self-play.
 
-use super::{Game, MoveList, Outcome};
+use super::{Game, Outcome};
 
 /// Why a game ended.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -126,9 +126,7 @@ impl<G: Game> GameRecord<G> {
     /// Whether the game is over, by the rules, the draw rules or the ply cap. A side
     /// without moves loses even if a draw rule is met at the same time.
     pub fn status(&self) -> GameStatus {
-        let mut moves = MoveList::new();
-        self.position().legal_moves(&mut moves);
-        if moves.is_empty() {
+        if !self.position().has_legal_move() {
             return GameStatus::Over {
                 outcome: self.position().outcome_without_moves(),
                 reason: EndReason::NoMoves,
@@ -154,6 +152,7 @@ impl<G: Game> GameRecord<G> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::MoveList;
     use crate::game::checkers::Checkers;
 
     fn play_all(record: &mut GameRecord<Checkers>, moves: &[&str]) {

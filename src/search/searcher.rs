@@ -9,7 +9,7 @@ use super::{
     WIN_THRESHOLD,
 };
 use crate::eval::{EVAL_LIMIT, Evaluator};
-use crate::game::{Game, GameRecord, MAX_MOVES, MoveList};
+use crate::game::{Game, GameRecord, MoveBuffer};
 
 /// Ordering score of the transposition table's move and of the two killers; history
 /// scores stay below them.
@@ -33,11 +33,11 @@ pub struct Searcher<G: Game, E: Evaluator<G>> {
     config: SearchConfig,
     tt: TranspositionTable,
     /// Move list of each ply.
-    lists: Vec<MoveList<G::Move>>,
+    lists: Vec<G::Moves>,
     /// Ordering scores of each ply's moves (same indices as `lists`).
-    order: Vec<[i32; MAX_MOVES]>,
+    order: Vec<Box<[i32]>>,
     /// Hash keys of each ply's children (same indices), where computed ahead.
-    child_keys: Vec<[u64; MAX_MOVES]>,
+    child_keys: Vec<Box<[u64]>>,
     killers: Vec<[G::Move; 2]>,
     history: Vec<u32>,
     /// Triangular principal-variation table.
@@ -70,9 +70,13 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             evaluator,
             config,
             tt: TranspositionTable::new(tt_mib),
-            lists: (0..=MAX_PLY).map(|_| MoveList::new()).collect(),
-            order: vec![[0; MAX_MOVES]; MAX_PLY + 1],
-            child_keys: vec![[0; MAX_MOVES]; MAX_PLY + 1],
+            lists: (0..=MAX_PLY).map(|_| G::Moves::default()).collect(),
+            order: (0..=MAX_PLY)
+                .map(|_| vec![0; G::Moves::CAPACITY].into_boxed_slice())
+                .collect(),
+            child_keys: (0..=MAX_PLY)
+                .map(|_| vec![0; G::Moves::CAPACITY].into_boxed_slice())
+                .collect(),
             killers: vec![[G::Move::default(); 2]; MAX_PLY + 1],
             history: vec![0; G::HISTORY_SIZE],
             pv: vec![[G::Move::default(); MAX_PLY]; MAX_PLY + 1],
@@ -120,7 +124,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         let quiet = record.quiet_plies();
 
         let mut root_moves: Vec<G::Move> = {
-            let mut list = MoveList::new();
+            let mut list = G::Moves::default();
             root.legal_moves(&mut list);
             list.to_vec()
         };
@@ -327,7 +331,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             pos = pos.play(mv);
             seen.push(pos.hash_key());
         }
-        let mut moves = MoveList::new();
+        let mut moves = G::Moves::default();
         while pv.len() < depth as usize {
             let Some(best) = self.tt.probe(pos.hash_key()).and_then(|hit| hit.best) else {
                 break;

@@ -21,7 +21,7 @@ pub enum Bound {
 }
 
 /// No best move stored.
-const NO_MOVE: u8 = u8::MAX;
+const NO_MOVE: u16 = u16::MAX;
 
 #[derive(Clone, Copy, Default)]
 #[repr(C)]
@@ -32,8 +32,7 @@ struct Entry {
     depth: u8,
     /// 0 = empty, then Upper, Lower, Exact.
     bound: u8,
-    best: u8,
-    _pad: u8,
+    best: u16,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -153,8 +152,7 @@ impl TranspositionTable {
                 Bound::Lower => 2,
                 Bound::Exact => 3,
             },
-            best: best.map_or(NO_MOVE, |i| i.min(NO_MOVE as usize - 1) as u8),
-            _pad: 0,
+            best: best.map_or(NO_MOVE, |i| i.min(NO_MOVE as usize - 1) as u16),
         };
     }
 }

@@ -5,10 +5,12 @@
 pub mod board;
 mod movegen;
 mod notation;
+mod pack;
 pub mod pdn;
 
 pub use board::{Dir, Square, Squares};
 pub use notation::{FenError, MoveError};
+pub use pack::{PackedMove, PackedPosition};
 
 use crate::game::{Game, MoveList, Outcome, Side};
 use board::{BLACK_CROWN, WHITE_CROWN};
@@ -259,13 +261,32 @@ const fn fold_multiply(a: u64, b: u64) -> u64 {
 
 impl Game for Checkers {
     type Move = Move;
+    type Moves = MoveList<Move>;
+    /// Brazilian draughts has no rule options.
+    type Variant = ();
     type PositionError = FenError;
     type MoveError = MoveError;
+    type Packed = PackedPosition;
+    type PackedMove = PackedMove;
 
     const NAME: &'static str = "brazilian";
     const QUIET_DRAW_PLIES: Option<u32> = Some(40);
 
-    fn start() -> Checkers {
+    fn variant(&self) {}
+
+    fn variant_name((): ()) -> String {
+        Self::NAME.to_string()
+    }
+
+    fn parse_variant(options: &str) -> Result<(), String> {
+        if options.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("brazilian has no rule options (got '{options}')"))
+        }
+    }
+
+    fn start_of((): ()) -> Checkers {
         // Black holds squares 1..12 (bits 0..12 without ghost 8), White 21..32 (bits
         // 22..34 without ghost 26).
         const BLACK_START: u64 = 0x1EFF;
@@ -367,7 +388,7 @@ impl Game for Checkers {
         fold_multiply(a ^ K[4], b ^ K[0])
     }
 
-    fn parse_position(text: &str) -> Result<Checkers, FenError> {
+    fn parse_position_of((): (), text: &str) -> Result<Checkers, FenError> {
         notation::parse_fen(text)
     }
 
@@ -381,6 +402,22 @@ impl Game for Checkers {
 
     fn format_move(&self, mv: Move) -> String {
         notation::format_move(self, mv, notation::SquareStyle::Numeric)
+    }
+
+    fn pack(&self) -> PackedPosition {
+        PackedPosition::pack(self)
+    }
+
+    fn unpack(packed: &PackedPosition) -> Result<Checkers, String> {
+        packed.unpack()
+    }
+
+    fn pack_move(&self, mv: Move) -> PackedMove {
+        PackedMove::pack(mv)
+    }
+
+    fn unpack_move(&self, packed: &PackedMove) -> Result<Move, String> {
+        packed.unpack(self)
     }
 }
 
