@@ -166,6 +166,74 @@ pub trait Game: Copy + Eq + Hash + Debug + Send + Sync + 'static {
     }
 }
 
+/// A game as game files hold it: tags in file order (players, event), the start
+/// position, the moves, and the result the file states (`None`: unfinished or unknown).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct SavedGame<G: Game> {
+    pub tags: Vec<(String, String)>,
+    pub start: G,
+    pub moves: Vec<G::Move>,
+    pub result: Option<Outcome>,
+}
+
+impl<G: Game> SavedGame<G> {
+    /// The game of a record, with `tags` and the stated `result`.
+    pub fn from_record(
+        record: &GameRecord<G>,
+        tags: Vec<(String, String)>,
+        result: Option<Outcome>,
+    ) -> Self {
+        SavedGame {
+            tags,
+            start: *record.start(),
+            moves: record.moves().to_vec(),
+            result,
+        }
+    }
+
+    /// The value of tag `name`, if present.
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Replays the moves into a record (game files check them when read).
+    pub fn record(&self) -> GameRecord<G> {
+        let mut record = GameRecord::new(self.start);
+        for &mv in &self.moves {
+            record.play(mv);
+        }
+        record
+    }
+}
+
+/// The tag naming the player of `side` in game files: `White`/`Black` in PDN, `A`/`B` in
+/// Kalah records (the side's name, capitalised).
+pub fn player_tag<G: Game>(side: Side) -> String {
+    let name = G::side_name(side);
+    let mut chars = name.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// Reading and writing a game's own file format: PDN for draughts, the seed's game record
+/// for Kalah. Player names are the [`player_tag`] tags.
+pub trait GameFile: Game {
+    /// The usual file extension, without the dot.
+    const FILE_EXTENSION: &'static str;
+    /// Longest game file read, in bytes (checked before reading it whole).
+    const MAX_FILE_BYTES: usize;
+    /// One game as text (games are written one after another, separated by a blank line).
+    fn write_game(game: &SavedGame<Self>) -> String;
+    /// Every game of a file's text, checked move by move; the error names the game and
+    /// line.
+    fn read_games(variant: Self::Variant, text: &str) -> Result<Vec<SavedGame<Self>>, String>;
+}
+
 /// The position after `plies` uniformly random legal moves from `start`, drawn from `rng`;
 /// `None` if the game ends before. `moves` is scratch space for the move lists.
 pub fn random_plies<G: Game>(

@@ -668,3 +668,30 @@ mod tests {
         assert!(written.contains("1... b6-a5 2. c3-d4 *"), "{written}");
     }
 }
+
+impl crate::game::GameFile for Checkers {
+    const FILE_EXTENSION: &'static str = "pdn";
+    const MAX_FILE_BYTES: usize = MAX_PDN_BYTES;
+
+    fn write_game(game: &crate::game::SavedGame<Checkers>) -> String {
+        write_game(&PdnGame {
+            tags: game.tags.clone(),
+            start: game.start,
+            moves: game.moves.clone(),
+            result: PdnResult::from_outcome(game.result),
+        })
+    }
+
+    fn read_games((): (), text: &str) -> Result<Vec<crate::game::SavedGame<Checkers>>, String> {
+        let games = read_games(text).map_err(|e| e.to_string())?;
+        Ok(games
+            .into_iter()
+            .map(|g| crate::game::SavedGame {
+                result: g.result.outcome(),
+                tags: g.tags,
+                start: g.start,
+                moves: g.moves,
+            })
+            .collect())
+    }
+}
