@@ -2,13 +2,14 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use evalearn::eval::Material;
+use evalearn::game::checkers::Checkers;
 use evalearn::search::bench;
 
 fn bench_search(c: &mut Criterion) {
     let mut group = c.benchmark_group("search");
     group.sample_size(10);
     group.bench_function("bench_positions_depth_12", |b| {
-        b.iter(|| bench::run(Material, 12, bench::DEFAULT_TT_MIB, |_, _, _| {}))
+        b.iter(|| bench::run::<Checkers, _>(Material, 12, bench::DEFAULT_TT_MIB, |_, _, _| {}))
     });
     group.finish();
 }

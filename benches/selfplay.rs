@@ -6,15 +6,16 @@ use std::sync::atomic::AtomicBool;
 use criterion::{Criterion, criterion_group, criterion_main};
 use evalearn::arena::openings::random_openings;
 use evalearn::eval::Material;
-use evalearn::eval::spec::AnyEvaluator;
+use evalearn::game::Game;
+use evalearn::game::checkers::Checkers;
 use evalearn::search::Limits;
 use evalearn::selfplay::{self, SelfPlayConfig, Shard};
 
 const GAMES: u64 = 40;
 
 fn bench_selfplay(c: &mut Criterion) {
-    let openings = random_openings(GAMES as usize, 6, 1).unwrap();
-    let evaluator = AnyEvaluator::Material(Material);
+    let openings = random_openings(Checkers::start(), GAMES as usize, 6, 1).unwrap();
+    let evaluator = Material;
     let mut group = c.benchmark_group("selfplay_depth_6_40_games");
     group.sample_size(10);
     for threads in [1, 2] {

@@ -8,16 +8,16 @@ use common::{evalearn, temp_dir};
 use std::path::PathBuf;
 
 use evalearn::eval::Evaluator;
-use evalearn::eval::features::FEATURE_SET_ID;
 use evalearn::eval::linear::{self, Linear, LinearWeights};
 use evalearn::eval::spec::{EvalSpec, LoadError};
 use evalearn::game::Game;
 use evalearn::game::checkers::Checkers;
+use evalearn::game::checkers::features::FEATURE_SET_ID;
 use evalearn::io::model::{ModelError, ModelHeader, save_model};
 use evalearn::search::treestats::random_positions;
 
 fn some_weights() -> LinearWeights {
-    let mut weights = LinearWeights::zero();
+    let mut weights = LinearWeights::zero::<Checkers>();
     for (i, w) in weights.weights.iter_mut().enumerate() {
         *w = (i as f32 * 7.3).sin() * 20.0;
     }
@@ -33,11 +33,11 @@ fn a_linear_model_round_trips_through_its_file() {
     header.meta.seed = 42;
     save_model(&path, &mut header, &weights).unwrap();
 
-    let (loaded, loaded_header) = EvalSpec::Model(path.clone()).load().unwrap();
+    let (loaded, loaded_header) = EvalSpec::Model(path.clone()).load::<Checkers>().unwrap();
     let loaded_header = loaded_header.unwrap();
     assert_eq!(loaded_header.revision, 1);
     assert_eq!(loaded_header.meta.seed, 42);
-    let original = Linear::new(&weights).unwrap();
+    let original = Linear::<Checkers>::new(&weights).unwrap();
     for pos in random_positions(500, 11) {
         assert_eq!(loaded.evaluate(&pos), original.evaluate(&pos));
     }
@@ -47,7 +47,11 @@ fn a_linear_model_round_trips_through_its_file() {
 #[test]
 fn mismatched_model_files_are_rejected_with_the_reason() {
     let dir = temp_dir("mismatch");
-    let load = |path: &PathBuf| EvalSpec::Model(path.clone()).load().unwrap_err();
+    let load = |path: &PathBuf| {
+        EvalSpec::Model(path.clone())
+            .load::<Checkers>()
+            .unwrap_err()
+    };
 
     let other_game = dir.join("kalah.bin");
     let mut header = ModelHeader::new("kalah", linear::KIND, FEATURE_SET_ID);

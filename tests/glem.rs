@@ -3,19 +3,22 @@
 
 use evalearn::arena::engine_game::{Exploration, play_engine_game};
 use evalearn::arena::openings::random_openings;
+use evalearn::eval::glem::{self, Atoms, Glem, GlemModel, Region};
 use evalearn::eval::{EVAL_LIMIT, Evaluator, Material};
 use evalearn::game::Game;
 use evalearn::game::checkers::Checkers;
 use evalearn::io::dataset::DatasetGame;
-use evalearn::learn::glem::{
-    self, FitParams, Glem, GlemModel, Phases, default_regions, mine, samples_from_games,
-};
+use evalearn::learn::glem::{FitParams, mine, samples_from_games};
+
+fn default_regions() -> Vec<Region> {
+    <Checkers as Atoms>::default_regions()
+}
 use evalearn::rng;
 use evalearn::search::{Limits, SearchConfig, Searcher};
 
 /// Self-play games of the material evaluator at depth 3 with softmax exploration.
-fn self_play(games: usize, seed: u64) -> Vec<DatasetGame> {
-    let openings = random_openings(games, 6, seed).unwrap();
+fn self_play(games: usize, seed: u64) -> Vec<DatasetGame<Checkers>> {
+    let openings = random_openings(Checkers::start(), games, 6, seed).unwrap();
     let mut searcher = Searcher::new(Material, SearchConfig::default(), 1);
     openings
         .iter()
@@ -49,8 +52,12 @@ fn glem_learns_from_self_play() {
     let positions: Vec<Checkers> = samples.iter().map(|s| s.position).collect();
     let configurations = mine(&positions, &default_regions(), 20, 3);
     assert!(configurations.len() > 1000, "{}", configurations.len());
-    let model = GlemModel::new(default_regions(), configurations, Phases::default());
-    model.validate().unwrap();
+    let model = GlemModel::new::<Checkers>(
+        default_regions(),
+        configurations,
+        Checkers::default_phases(),
+    );
+    model.validate::<Checkers>().unwrap();
 
     let params = FitParams {
         epochs: 40,
@@ -85,12 +92,12 @@ fn glem_learns_from_self_play() {
             .count()
             < 5
     );
-    trained.validate().unwrap();
+    trained.validate::<Checkers>().unwrap();
 
     // The model file payload survives a round trip and compiles from outside.
     let text = serde_json::to_string(&trained).unwrap();
     let loaded: GlemModel = serde_json::from_str(&text).unwrap();
-    let glem = Glem::new(&loaded).unwrap();
+    let glem = Glem::<Checkers>::new(&loaded).unwrap();
     assert_eq!(glem.name(), glem::KIND);
 
     // It agrees with the material evaluator on the sign of clear material imbalances.
@@ -121,7 +128,8 @@ fn remining_keeps_what_was_learned() {
     let samples = samples_from_games(&games, 0.0);
     let positions: Vec<Checkers> = samples.iter().map(|s| s.position).collect();
     let first = mine(&positions[..positions.len() / 2], &default_regions(), 10, 3);
-    let mut model = GlemModel::new(default_regions(), first, Phases::default());
+    let mut model =
+        GlemModel::new::<Checkers>(default_regions(), first, Checkers::default_phases());
     model.fit(
         &samples,
         &FitParams {
@@ -131,7 +139,7 @@ fn remining_keeps_what_was_learned() {
     );
     let second = mine(&positions, &default_regions(), 10, 3);
     let grown = model.with_configurations(second);
-    grown.validate().unwrap();
+    grown.validate::<Checkers>().unwrap();
     for (c, &w) in model.configurations.iter().zip(&model.weights[1]) {
         if let Some(i) = grown.configurations.iter().position(|d| d == c) {
             assert_eq!(grown.weights[1][i], w);

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use evalearn::game::checkers::pdn::{self, PdnGame, PdnResult};
+use evalearn::game::checkers::pdn::{self, PdnGame};
 use evalearn::game::checkers::{Checkers, Piece, Square};
 use evalearn::game::{Game, GameRecord, GameStatus, MoveList, Side};
 use proptest::prelude::*;
@@ -63,8 +63,8 @@ fn pdn_round_trips_random_games() {
         .map(|seed| {
             let record = random_game(1000 + seed, 400);
             let result = match record.status() {
-                GameStatus::Over { outcome, .. } => PdnResult::from_outcome(Some(outcome)),
-                GameStatus::Ongoing => PdnResult::Unknown,
+                GameStatus::Over { outcome, .. } => Some(outcome),
+                GameStatus::Ongoing => None,
             };
             let tags = vec![
                 ("Event".to_string(), format!("random game {seed}")),
@@ -223,7 +223,7 @@ proptest! {
     #[test]
     fn mutated_pdn_parses_or_errs(seed in 0u64..1000, edits in prop::collection::vec((0usize..4000, 0usize..3, "[\\[\\]{}()\";%$0-9a-hx\\-. \n*/]"), 1..6)) {
         let record = random_game(seed, 80);
-        let game = PdnGame::from_record(&record, Vec::new(), PdnResult::Unknown);
+        let game = PdnGame::from_record(&record, Vec::new(), None);
         let text = mutate(&pdn::write_game(&game), &edits);
         if let Ok(games) = pdn::read_games(&text) {
             for game in games {

@@ -97,7 +97,7 @@ impl Play {
 }
 
 fn save_linear(path: &Path, header: &mut ModelHeader, weight: f32) {
-    let mut weights = LinearWeights::zero();
+    let mut weights = LinearWeights::zero::<Checkers>();
     weights.weights.iter_mut().for_each(|w| *w = weight);
     save_model(path, header, &weights).unwrap();
 }
@@ -168,7 +168,7 @@ fn the_model_is_reloaded_and_a_broken_file_is_survived() {
     let mut header = ModelHeader::new(
         Checkers::NAME,
         linear::KIND,
-        evalearn::eval::features::FEATURE_SET_ID,
+        evalearn::game::checkers::features::FEATURE_SET_ID,
     );
     header.meta.games = 100;
     save_linear(&model, &mut header, 0.0);
@@ -232,7 +232,7 @@ fn watch_mode_plays_a_whole_game_and_saves_it() {
     let record = games[0].record();
     match record.status() {
         GameStatus::Over { outcome, .. } => {
-            assert_eq!(games[0].result, pdn::PdnResult::from_outcome(Some(outcome)))
+            assert_eq!(games[0].result, Some(outcome))
         }
         GameStatus::Ongoing => panic!("the saved game is not finished"),
     }

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use evalearn::eval::spec::load_model_file;
+use evalearn::game::checkers::Checkers;
 use evalearn::learn::config::TrainConfig;
 
 fn root(relative: &str) -> std::path::PathBuf {
@@ -32,7 +33,8 @@ fn shipped_models_come_from_shipped_configs() {
         let path = root(&format!("models/{name}.bin"));
         let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
         assert!(size > 0 && size <= 16 << 20, "{name}: {size} bytes");
-        let (_, header) = load_model_file(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (_, header) =
+            load_model_file::<Checkers>(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(header.kind, kind, "{name}");
         let config = std::fs::read_to_string(root(&format!("configs/{name}.toml"))).unwrap();
         assert_eq!(

@@ -2,9 +2,10 @@
 //! evaluator inside the engine's search.
 
 use evalearn::eval::Evaluator;
+use evalearn::eval::td::TdEvaluator;
 use evalearn::game::checkers::Checkers;
 use evalearn::game::{Game, MoveList, Outcome};
-use evalearn::learn::td::{self, Mlp, TdEvaluator};
+use evalearn::learn::td::{self, Mlp};
 use evalearn::search::{Limits, SearchConfig, Searcher};
 use rand::RngExt;
 
@@ -18,12 +19,12 @@ fn random_game(seed: u64, index: u64, cap: usize) -> (Vec<Checkers>, f32) {
     for _ in 0..cap {
         pos.legal_moves(&mut moves);
         if moves.is_empty() {
-            return (positions, td::result_for_white(pos.outcome_without_moves()));
+            return (positions, td::result_for_first(pos.outcome_without_moves()));
         }
         positions.push(pos);
         pos = pos.play(moves[rng.random_range(0..moves.len())]);
     }
-    (positions, td::result_for_white(Outcome::Draw))
+    (positions, td::result_for_first(Outcome::Draw))
 }
 
 /// Positions with the result of their game, the second half of every game (where the
@@ -49,7 +50,7 @@ fn td_lambda_learns_to_predict_random_play_results() {
     let mean = test.iter().map(|s| s.1).sum::<f32>() / test.len() as f32;
     let constant = test.iter().map(|s| (s.1 - mean).powi(2)).sum::<f32>() / test.len() as f32;
 
-    let mut mlp = Mlp::new_random(td::DEFAULT_HIDDEN, 42);
+    let mut mlp = Mlp::<Checkers>::new_random(td::DEFAULT_HIDDEN, 42);
     let before = td::loss(&mlp, &test);
     let mut td_error = 0.0;
     for (positions, result) in &training {
@@ -74,8 +75,8 @@ fn td_lambda_learns_to_predict_random_play_results() {
 /// of the principal-variation leaf (what TD-Leaf trains), seen from the root.
 #[test]
 fn evaluator_drives_the_search_and_the_pv_leaf_carries_the_score() {
-    let mlp = Mlp::new_random(td::DEFAULT_HIDDEN, 3);
-    let evaluator = TdEvaluator::new(&mlp);
+    let mlp = Mlp::<Checkers>::new_random(td::DEFAULT_HIDDEN, 3);
+    let evaluator: TdEvaluator<Checkers> = mlp.evaluator();
     let mut searcher = Searcher::new(evaluator.clone(), SearchConfig::FULL, 1);
     let limits = Limits {
         depth: Some(4),

@@ -4,7 +4,6 @@
 use rand::RngExt;
 
 use crate::eval::EVAL_LIMIT;
-use crate::game::checkers::Checkers;
 use crate::game::{Game, GameRecord, GameStatus};
 use crate::io::dataset::DatasetGame;
 use crate::rng::Rng;
@@ -23,14 +22,14 @@ pub struct Exploration {
 /// Plays a game from `opening` to its end (rules, draw rules or `ply_cap` plies).
 /// `search(record, exact)` searches the current position for the side to move; `exact`
 /// asks for exact values of all root moves (for exploration).
-pub fn play_engine_game(
+pub fn play_engine_game<G: Game>(
     index: u64,
-    opening: Checkers,
+    opening: G,
     ply_cap: u32,
     exploration: Option<Exploration>,
     rng: &mut Rng,
-    mut search: impl FnMut(&GameRecord<Checkers>, bool) -> SearchResult<Checkers>,
-) -> DatasetGame {
+    mut search: impl FnMut(&GameRecord<G>, bool) -> SearchResult<G>,
+) -> DatasetGame<G> {
     let mut record = GameRecord::new(opening).with_ply_cap(Some(ply_cap));
     let mut game = DatasetGame {
         index,
@@ -67,11 +66,11 @@ pub fn play_engine_game(
 }
 
 /// A root move drawn with probability ∝ exp((value − best) / (100·temperature)).
-fn softmax_choice(
-    result: &SearchResult<Checkers>,
+fn softmax_choice<G: Game>(
+    result: &SearchResult<G>,
     temperature: f64,
     rng: &mut Rng,
-) -> Option<<Checkers as Game>::Move> {
+) -> Option<G::Move> {
     let values = &result.root_values;
     if values.is_empty() || temperature <= 0.0 {
         return None;

@@ -9,8 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::engine_game::play_engine_game;
 use super::stats::{GameResult, MatchTally, SprtDecision, SprtParams, SprtResult};
 use super::workers::run_workers;
-use crate::eval::spec::AnyEvaluator;
-use crate::game::checkers::Checkers;
+use crate::eval::Evaluator;
 use crate::game::{Game, Side};
 use crate::io::dataset::DatasetGame;
 use crate::rng;
@@ -35,32 +34,32 @@ pub struct MatchConfig {
 
 /// One pair of games: `games[0]` with A as White, `games[1]` with A as Black.
 #[derive(Clone, Debug)]
-pub struct PairResult {
+pub struct PairResult<G: Game> {
     pub index: u64,
-    pub games: [DatasetGame; 2],
+    pub games: [DatasetGame<G>; 2],
     /// The two results from A's side.
     pub results: (GameResult, GameResult),
 }
 
 /// What a match found.
 #[derive(Clone, Debug)]
-pub struct MatchOutcome {
+pub struct MatchOutcome<G: Game> {
     pub tally: MatchTally,
     /// The pairs counted, in order.
-    pub pairs: Vec<PairResult>,
+    pub pairs: Vec<PairResult<G>>,
     pub sprt: Option<SprtResult>,
     /// True when the SPRT decided before all pairs were played.
     pub stopped_early: bool,
 }
 
 /// Plays the match; `on_pair` hears of each counted pair (in order) with the tally.
-pub fn run_match(
-    a: &AnyEvaluator,
-    b: &AnyEvaluator,
-    openings: &[Checkers],
+pub fn run_match<G: Game, E: Evaluator<G> + Clone>(
+    a: &E,
+    b: &E,
+    openings: &[G],
     config: &MatchConfig,
-    mut on_pair: impl FnMut(&PairResult, &MatchTally),
-) -> Result<MatchOutcome, String> {
+    mut on_pair: impl FnMut(&PairResult<G>, &MatchTally),
+) -> Result<MatchOutcome<G>, String> {
     if openings.is_empty() {
         return Err("no opening to start games from".to_string());
     }
@@ -73,7 +72,7 @@ pub fn run_match(
         stopped_early: false,
     };
     // Pairs finish out of order; they are counted in order.
-    let mut waiting: BTreeMap<u64, PairResult> = BTreeMap::new();
+    let mut waiting: BTreeMap<u64, PairResult<G>> = BTreeMap::new();
     let mut decided = false;
     run_workers(
         config.threads,

@@ -1,11 +1,11 @@
 //! Where engine games start: positions after a few random plies (each distinct), or
-//! positions read from a file (a FEN per line, or the final positions of PDN games).
+//! positions read from a file (a position per line, or the final positions of the games of
+//! a game file: `.pdn` for draughts, `.klh` for Kalah).
 
 use std::collections::HashSet;
 use std::path::Path;
 
-use crate::game::checkers::{Checkers, pdn};
-use crate::game::{Game, MoveList, random_plies};
+use crate::game::{Game, GameFile, random_plies};
 use crate::rng;
 
 /// Tries per opening before giving up on finding a new distinct position.
@@ -17,8 +17,13 @@ const STREAM_DOMAIN: u64 = 0x6F70_656E_696E_6773;
 /// different (a repeat is drawn again). Opening `i` comes from its own random stream, so
 /// the list does not depend on threads, and a longer list starts with a shorter one.
 /// With `plies` = 0 every opening is the start position.
-pub fn random_openings(count: usize, plies: u32, seed: u64) -> Result<Vec<Checkers>, String> {
-    let openings = random_openings_up_to(count, plies, seed);
+pub fn random_openings<G: Game>(
+    start: G,
+    count: usize,
+    plies: u32,
+    seed: u64,
+) -> Result<Vec<G>, String> {
+    let openings = random_openings_up_to(start, count, plies, seed);
     if openings.len() < count {
         return Err(format!(
             "found only {} different positions after {plies} random plies; \
@@ -31,17 +36,17 @@ pub fn random_openings(count: usize, plies: u32, seed: u64) -> Result<Vec<Checke
 
 /// Like [`random_openings`], but stops early, with fewer openings, when no new distinct
 /// position turns up (few random plies have few positions).
-pub fn random_openings_up_to(count: usize, plies: u32, seed: u64) -> Vec<Checkers> {
+pub fn random_openings_up_to<G: Game>(start: G, count: usize, plies: u32, seed: u64) -> Vec<G> {
     if plies == 0 {
-        return vec![Checkers::start(); count];
+        return vec![start; count];
     }
-    let mut moves = MoveList::new();
+    let mut moves = G::Moves::default();
     let mut seen = HashSet::with_capacity(count);
     let mut openings = Vec::with_capacity(count);
     for i in 0..count as u64 {
         let found = (0..ATTEMPTS).find_map(|attempt| {
             let mut rng = rng::stream(seed ^ STREAM_DOMAIN, i + (attempt << 40));
-            random_plies(Checkers::start(), plies, &mut rng, &mut moves)
+            random_plies(start, plies, &mut rng, &mut moves)
                 .filter(|pos| pos.has_legal_move() && !seen.contains(pos))
         });
         let Some(pos) = found else {
@@ -56,24 +61,25 @@ pub fn random_openings_up_to(count: usize, plies: u32, seed: u64) -> Vec<Checker
 /// Reads openings from `path`: a PDN file (the final position of each game) when its
 /// name ends in `.pdn`, otherwise one FEN per line (blank lines and `#` comments
 /// skipped). Finished positions (no legal move) are rejected.
-pub fn read_openings(path: &Path) -> Result<Vec<Checkers>, String> {
+pub fn read_openings<G: GameFile>(variant: G::Variant, path: &Path) -> Result<Vec<G>, String> {
     let name = path.display();
     let size = std::fs::metadata(path)
         .map_err(|e| format!("openings file {name}: {e}"))?
         .len();
-    if size > pdn::MAX_PDN_BYTES as u64 {
+    if size > G::MAX_FILE_BYTES as u64 {
         return Err(format!(
             "openings file {name}: larger than {} bytes",
-            pdn::MAX_PDN_BYTES
+            G::MAX_FILE_BYTES
         ));
     }
     let text = std::fs::read_to_string(path).map_err(|e| format!("openings file {name}: {e}"))?;
-    let is_pdn = path
+    let is_game_file = path
         .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("pdn"));
+        .is_some_and(|e| e.eq_ignore_ascii_case(G::FILE_EXTENSION));
     let mut openings = Vec::new();
-    if is_pdn {
-        let games = pdn::read_games(&text).map_err(|e| format!("openings file {name}: {e}"))?;
+    if is_game_file {
+        let games =
+            G::read_games(variant, &text).map_err(|e| format!("openings file {name}: {e}"))?;
         for (i, game) in games.iter().enumerate() {
             let pos = *game.record().position();
             if !pos.has_legal_move() {
@@ -90,7 +96,7 @@ pub fn read_openings(path: &Path) -> Result<Vec<Checkers>, String> {
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
-            let pos = Checkers::parse_position(line)
+            let pos = G::parse_position_of(variant, line)
                 .map_err(|e| format!("openings file {name}, line {}: {e}", n + 1))?;
             if !pos.has_legal_move() {
                 return Err(format!(
@@ -110,6 +116,11 @@ pub fn read_openings(path: &Path) -> Result<Vec<Checkers>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::checkers::Checkers;
+
+    fn random_openings(count: usize, plies: u32, seed: u64) -> Result<Vec<Checkers>, String> {
+        super::random_openings(Checkers::start(), count, plies, seed)
+    }
 
     #[test]
     fn random_openings_are_distinct_reproducible_and_prefix_stable() {

@@ -4,11 +4,11 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::{CliError, position_arg};
-use crate::eval::spec::EvalSpec;
-use crate::game::checkers::Checkers;
-use crate::game::{Game, GameRecord};
+use super::args::{GameArg, eval_spec, load_evaluator};
+use super::{CliError, CliGame, position_arg};
+use crate::game::GameRecord;
 use crate::search::{Iteration, Limits, MAX_PLY, SearchConfig, Searcher, format_score};
+use crate::with_game;
 
 /// Depth searched when no limit is given.
 const DEFAULT_DEPTH: u32 = 12;
@@ -17,9 +17,11 @@ pub const MAX_TT_MIB: usize = 16 * 1024;
 
 #[derive(Args, Debug)]
 pub struct AnalyseArgs {
-    /// Position (FEN); the start position if absent
-    #[arg(long)]
-    fen: Option<String>,
+    #[command(flatten)]
+    game: GameArg,
+    /// Position (draughts FEN; Kalah `A:` or `B:` and the 14 counts); the start if absent
+    #[arg(long, visible_alias = "fen")]
+    position: Option<String>,
     /// Deepest iteration (default 12 when no other limit is given)
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=(MAX_PLY as i64 - 8)))]
     depth: Option<u32>,
@@ -32,31 +34,42 @@ pub struct AnalyseArgs {
     /// Transposition table size in MiB
     #[arg(long = "tt-mb", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=MAX_TT_MIB as u64))]
     tt_mb: u64,
-    /// Print the principal variation in algebraic notation
+    /// Print draughts moves in algebraic notation
     #[arg(long)]
     algebraic: bool,
-    /// Evaluator: `material` or a model file path
-    #[arg(long, default_value = "material")]
-    eval: String,
+    /// Evaluator: a built-in one (draughts `material`; Kalah `stores`, `activity`,
+    /// `tseitin`) or a model file path; default: the game's baseline
+    #[arg(long)]
+    eval: Option<String>,
 }
 
 /// A line of moves from `pos`, space-separated.
-pub fn format_line(pos: &Checkers, line: &[<Checkers as Game>::Move], algebraic: bool) -> String {
+pub fn format_line<G: CliGame>(pos: &G, line: &[G::Move], algebraic: bool) -> String {
     let mut pos = *pos;
     let mut words = Vec::with_capacity(line.len());
     for &mv in line {
-        words.push(if algebraic {
-            pos.format_move_algebraic(mv)
-        } else {
-            pos.format_move(mv)
-        });
+        words.push(pos.notation(mv, algebraic));
         pos = pos.play(mv);
     }
     words.join(" ")
 }
 
 pub fn analyse(args: AnalyseArgs) -> Result<(), CliError> {
-    let pos = position_arg(args.fen.as_deref())?;
+    let spec = args
+        .eval
+        .as_deref()
+        .map(|text| eval_spec("--eval", text))
+        .transpose()?;
+    let game = args.game.resolve(&spec.iter().collect::<Vec<_>>())?;
+    with_game!(game, analyse_of(args, spec))
+}
+
+fn analyse_of<G: CliGame>(
+    variant: G::Variant,
+    args: AnalyseArgs,
+    spec: Option<crate::eval::spec::EvalSpec>,
+) -> Result<(), CliError> {
+    let pos: G = position_arg(variant, args.position.as_deref())?;
     let mut limits = Limits {
         depth: args.depth,
         nodes: args.nodes,
@@ -66,11 +79,13 @@ pub fn analyse(args: AnalyseArgs) -> Result<(), CliError> {
     if limits.depth.is_none() && limits.nodes.is_none() && limits.movetime.is_none() {
         limits.depth = Some(DEFAULT_DEPTH);
     }
-    let spec = EvalSpec::parse(&args.eval).map_err(CliError::input)?;
-    let (evaluator, _) = spec.load().map_err(|e| CliError::input(e.to_string()))?;
+    let spec = spec.unwrap_or_else(|| {
+        crate::eval::spec::EvalSpec::Builtin(<G as crate::eval::EvalGame>::BUILTINS[0].into())
+    });
+    let (evaluator, _) = load_evaluator::<G>(variant, &spec)?;
     let mut searcher = Searcher::new(evaluator, SearchConfig::FULL, args.tt_mb as usize);
     let record = GameRecord::new(pos);
-    let result = searcher.search(&record, &limits, |it: &Iteration<Checkers>| {
+    let result = searcher.search(&record, &limits, |it: &Iteration<G>| {
         let seconds = it.elapsed.as_secs_f64();
         println!(
             "depth {} score {} nodes {} nps {} time {} pv {}",
@@ -85,10 +100,7 @@ pub fn analyse(args: AnalyseArgs) -> Result<(), CliError> {
     match result.best_move {
         Some(mv) => println!("bestmove {}", pos.format_move(mv)),
         None => {
-            eprintln!(
-                "no legal move: {} has lost",
-                Checkers::side_name(pos.side_to_move())
-            );
+            eprintln!("no legal move: the game is over");
             println!("bestmove none");
         }
     }

@@ -7,10 +7,62 @@ use clap::Args;
 
 use super::CliError;
 use crate::arena::openings::{random_openings, read_openings};
+use crate::eval::EvalGame;
 use crate::eval::spec::{AnyEvaluator, EvalSpec};
-use crate::game::checkers::Checkers;
+use crate::game::{GameFile, GameSpec};
 use crate::io::model::ModelHeader;
 use crate::search::{Limits, MAX_PLY};
+
+/// `--game`: which game (and variant) a command plays.
+#[derive(Args, Debug, Clone, Default)]
+pub struct GameArg {
+    /// Game: brazilian, kalah, or kalah:PITS:STONES[:empty-capture] (e.g. kalah:6:4);
+    /// learnt from the model files given when absent, else brazilian
+    #[arg(long)]
+    pub game: Option<String>,
+}
+
+impl GameArg {
+    /// The game of a command: `--game` if given, else the game the evaluator specs
+    /// (model files, built-in evaluator names) belong to, else Brazilian draughts. A
+    /// model or evaluator of another game than `--game` says is an error.
+    pub fn resolve(&self, specs: &[&EvalSpec]) -> Result<GameSpec, CliError> {
+        let chosen = match &self.game {
+            Some(text) => {
+                Some(GameSpec::parse(text).map_err(|e| CliError::input(format!("--game: {e}")))?)
+            }
+            None => None,
+        };
+        let mut implied: Option<(GameSpec, &EvalSpec)> = None;
+        for spec in specs {
+            let Some(game) = spec.game().map_err(CliError::input)? else {
+                continue;
+            };
+            if let Some(chosen) = chosen
+                && chosen.family() != game.family()
+            {
+                return Err(CliError::input(format!(
+                    "{spec} is for {}, but --game is {chosen}",
+                    game.family()
+                )));
+            }
+            if let Some((first, first_spec)) = implied
+                && first.family() != game.family()
+            {
+                return Err(CliError::input(format!(
+                    "{first_spec} is for {} but {spec} is for {}: both must be of one game",
+                    first.family(),
+                    game.family()
+                )));
+            }
+            // A model records its variant; a built-in name only its game.
+            if implied.is_none() || matches!(spec, EvalSpec::Model(_)) {
+                implied = Some((game, spec));
+            }
+        }
+        Ok(chosen.or(implied.map(|(game, _)| game)).unwrap_or_default())
+    }
+}
 
 /// How long each move is searched: exactly one of depth, nodes or time.
 #[derive(Args, Debug, Clone)]
@@ -51,7 +103,8 @@ impl LimitArgs {
 /// Where games start: an openings file, or random plies from the start.
 #[derive(Args, Debug, Clone)]
 pub struct OpeningArgs {
-    /// Openings: a FEN per line, or a .pdn file (the final position of each game)
+    /// Openings: a position per line (FEN for draughts), or a game file (.pdn, .klh: the
+    /// final position of each game)
     #[arg(long, conflicts_with = "random_plies")]
     pub openings: Option<PathBuf>,
     /// Random plies from the start position for each opening (all different)
@@ -61,21 +114,45 @@ pub struct OpeningArgs {
 
 impl OpeningArgs {
     /// `count` openings (a file's list is used round-robin by the caller).
-    pub fn openings(&self, count: usize, seed: u64) -> Result<Vec<Checkers>, CliError> {
+    pub fn openings<G: GameFile>(
+        &self,
+        variant: G::Variant,
+        count: usize,
+        seed: u64,
+    ) -> Result<Vec<G>, CliError> {
         match &self.openings {
-            Some(path) => read_openings(path).map_err(CliError::input),
-            None => random_openings(count, self.random_plies, seed).map_err(CliError::input),
+            Some(path) => read_openings(variant, path).map_err(CliError::input),
+            None => random_openings(G::start_of(variant), count, self.random_plies, seed)
+                .map_err(CliError::input),
         }
     }
 }
 
-/// Loads the evaluator an evaluator argument names.
-pub fn load_evaluator(
-    text: &str,
-) -> Result<(EvalSpec, AnyEvaluator, Option<ModelHeader>), CliError> {
-    let spec = EvalSpec::parse(text).map_err(CliError::input)?;
-    let (evaluator, header) = spec.load().map_err(|e| CliError::input(e.to_string()))?;
-    Ok((spec, evaluator, header))
+/// Reads an evaluator argument (not loading it yet: the game may depend on it).
+pub fn eval_spec(flag: &str, text: &str) -> Result<EvalSpec, CliError> {
+    EvalSpec::parse(text).map_err(|e| CliError::input(format!("{flag}: {e}")))
+}
+
+/// Loads the evaluator of game `G` that `spec` names. A model trained on another
+/// variant of the game (e.g. Kalah with 6 stones a pit, used on Kalah(6,4)) is allowed,
+/// with a warning on stderr.
+pub fn load_evaluator<G: EvalGame>(
+    variant: G::Variant,
+    spec: &EvalSpec,
+) -> Result<(AnyEvaluator<G>, Option<ModelHeader>), CliError> {
+    let (evaluator, header) = spec
+        .load::<G>()
+        .map_err(|e| CliError::input(e.to_string()))?;
+    let name = G::variant_name(variant);
+    if let Some(header) = &header
+        && header.game != name
+    {
+        eprintln!(
+            "warning: {spec} was trained on {}, used here on {name}",
+            header.game
+        );
+    }
+    Ok((evaluator, header))
 }
 
 /// A progress bar on stderr (hidden when stderr is not a terminal).

@@ -1,29 +1,41 @@
-//! `evalearn bench`: the engine's speed and signature on fixed positions.
+//! `evalearn bench`: the engine's speed and signature on each game's fixed positions.
 
 use clap::Args;
 
-use super::CliError;
-use crate::eval::Material;
-use crate::search::{MAX_PLY, bench, format_score};
+use super::args::GameArg;
+use super::{CliError, CliGame};
+use crate::eval::baseline;
+use crate::search::bench;
+use crate::search::{MAX_PLY, format_score};
+use crate::with_game;
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Depth of every search
-    #[arg(long, default_value_t = bench::DEFAULT_DEPTH, value_parser = clap::value_parser!(u32).range(1..=(MAX_PLY as i64 - 8)))]
-    depth: u32,
+    #[command(flatten)]
+    game: GameArg,
+    /// Depth of every search (default: 14 for draughts, the game's bench depth otherwise)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=(MAX_PLY as i64 - 8)))]
+    depth: Option<u32>,
 }
 
 pub fn bench(args: BenchArgs) -> Result<(), CliError> {
-    let count = bench::POSITIONS.len();
-    let report = bench::run(
-        Material,
-        args.depth,
+    let spec = args.game.resolve(&[])?;
+    with_game!(spec, bench_of(args))
+}
+
+/// The bench always uses the game's standard variant (its positions are written for it)
+/// and its baseline evaluator, so the node count is the engine's signature.
+fn bench_of<G: CliGame>(_variant: G::Variant, args: BenchArgs) -> Result<(), CliError> {
+    let count = G::BENCH_POSITIONS.len();
+    let depth = args.depth.unwrap_or(G::BENCH_DEPTH);
+    let report = bench::run::<G, _>(
+        baseline::<G>(),
+        depth,
         bench::DEFAULT_TT_MIB,
         |i, pos, result| {
-            let best = result.best_move.map_or("none".to_string(), |m| {
-                use crate::game::Game;
-                pos.format_move(m)
-            });
+            let best = result
+                .best_move
+                .map_or("none".to_string(), |m| pos.format_move(m));
             eprintln!(
                 "{:>2}/{count} nodes {:>10} score {:>8} bestmove {best}",
                 i + 1,

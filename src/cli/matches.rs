@@ -6,20 +6,26 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::CliError;
-use super::args::{LimitArgs, OpeningArgs, advance, load_evaluator, progress_bar};
+use super::args::{
+    GameArg, LimitArgs, OpeningArgs, advance, eval_spec, load_evaluator, progress_bar,
+};
+use super::{CliError, CliGame};
 use crate::arena::matches::{MatchConfig, MatchOutcome, PairResult, run_match};
 use crate::arena::stats::SprtParams;
-use crate::game::GameRecord;
-use crate::game::checkers::pdn::{self, PdnGame, PdnResult};
+use crate::eval::spec::EvalSpec;
+use crate::game::{SavedGame, Side, player_tag};
 use crate::search::{Limits, MAX_PLY};
+use crate::with_game;
 
 #[derive(Args, Debug)]
 pub struct MatchArgs {
-    /// Engine A: `material` or a model file path
+    #[command(flatten)]
+    game: GameArg,
+    /// Engine A: a built-in evaluator (draughts `material`; Kalah `stores`, `activity`,
+    /// `tseitin`) or a model file path
     #[arg(long)]
     a: String,
-    /// Engine B: `material` or a model file path
+    /// Engine B: a built-in evaluator or a model file path
     #[arg(long)]
     b: String,
     /// Games (an even number: each opening is played twice, colours swapped)
@@ -70,9 +76,10 @@ pub struct MatchArgs {
     /// Transposition table of each engine in each worker, in MiB
     #[arg(long = "tt-mb", default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=4096))]
     tt_mb: u64,
-    /// Also write the games as PDN
-    #[arg(long)]
-    pdn: Option<PathBuf>,
+    /// Also write the games to a game file (PDN for draughts, the seed's record form
+    /// for Kalah)
+    #[arg(long, visible_alias = "pdn")]
+    record: Option<PathBuf>,
     /// Also write the report as JSON
     #[arg(long)]
     json: Option<PathBuf>,
@@ -104,6 +111,18 @@ fn side_limits(
 }
 
 pub fn run(args: MatchArgs) -> Result<(), CliError> {
+    let spec_a = eval_spec("--a", &args.a)?;
+    let spec_b = eval_spec("--b", &args.b)?;
+    let game = args.game.resolve(&[&spec_a, &spec_b])?;
+    with_game!(game, run_match_of(args, spec_a, spec_b))
+}
+
+fn run_match_of<G: CliGame>(
+    variant: G::Variant,
+    args: MatchArgs,
+    spec_a: EvalSpec,
+    spec_b: EvalSpec,
+) -> Result<(), CliError> {
     if !args.games.is_multiple_of(2) {
         return Err(CliError::input(format!(
             "--games {}: must be even (each opening is played twice, colours swapped)",
@@ -117,10 +136,10 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
     let common = (args.depth, args.nodes, args.movetime);
     let limits_a = side_limits("a", (args.a_depth, args.a_nodes, args.a_movetime), common)?;
     let limits_b = side_limits("b", (args.b_depth, args.b_nodes, args.b_movetime), common)?;
-    let (spec_a, eval_a, _) = load_evaluator(&args.a)?;
-    let (spec_b, eval_b, _) = load_evaluator(&args.b)?;
+    let (eval_a, _) = load_evaluator::<G>(variant, &spec_a)?;
+    let (eval_b, _) = load_evaluator::<G>(variant, &spec_b)?;
     let pairs = args.games / 2;
-    let openings = args.openings.openings(pairs as usize, args.seed)?;
+    let openings = args.openings.openings(variant, pairs as usize, args.seed)?;
     let config = MatchConfig {
         pairs,
         limits_a,
@@ -150,14 +169,16 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
         format!("A: {spec_a} ({})", LimitArgs::describe(&config.limits_a)),
         format!("B: {spec_b} ({})", LimitArgs::describe(&config.limits_b)),
     );
+    println!("game         {}", G::variant_name(variant));
     print_report(&outcome, &names, &config);
-    if let Some(path) = &args.pdn {
-        let text: String = outcome
+    if let Some(path) = &args.record {
+        let text = outcome
             .pairs
             .iter()
-            .flat_map(|pair| pair_pdn(pair, &names))
-            .map(|game| pdn::write_game(&game))
-            .collect();
+            .flat_map(|pair| pair_games(pair, &names))
+            .map(|game| G::write_game(&game))
+            .collect::<Vec<_>>()
+            .join("\n");
         crate::io::write_atomic(path, text.as_bytes())
             .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
     }
@@ -169,7 +190,11 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-fn print_report(outcome: &MatchOutcome, names: &(String, String), config: &MatchConfig) {
+fn print_report<G: CliGame>(
+    outcome: &MatchOutcome<G>,
+    names: &(String, String),
+    config: &MatchConfig,
+) {
     let t = &outcome.tally.trinomial;
     let e = outcome.tally.estimate();
     println!("match: {} vs {}", names.0, names.1);
@@ -215,7 +240,11 @@ fn print_report(outcome: &MatchOutcome, names: &(String, String), config: &Match
     }
 }
 
-fn report_json(outcome: &MatchOutcome, names: &(String, String), config: &MatchConfig) -> String {
+fn report_json<G: CliGame>(
+    outcome: &MatchOutcome<G>,
+    names: &(String, String),
+    config: &MatchConfig,
+) -> String {
     let t = &outcome.tally.trinomial;
     let e = outcome.tally.estimate();
     let mut json = serde_json::json!({
@@ -250,17 +279,13 @@ fn report_json(outcome: &MatchOutcome, names: &(String, String), config: &MatchC
     serde_json::to_string_pretty(&json).expect("plain values serialise")
 }
 
-/// The two games of a pair as PDN.
-fn pair_pdn(pair: &PairResult, names: &(String, String)) -> Vec<PdnGame> {
+/// The two games of a pair for a game file.
+fn pair_games<G: CliGame>(pair: &PairResult<G>, names: &(String, String)) -> Vec<SavedGame<G>> {
     pair.games
         .iter()
         .enumerate()
         .map(|(g, game)| {
-            let mut record = GameRecord::new(game.positions[0]);
-            for &mv in &game.moves {
-                record.play(mv);
-            }
-            let (white, black) = if g == 0 {
+            let (first, second) = if g == 0 {
                 (&names.0, &names.1)
             } else {
                 (&names.1, &names.0)
@@ -268,10 +293,15 @@ fn pair_pdn(pair: &PairResult, names: &(String, String)) -> Vec<PdnGame> {
             let tags = vec![
                 ("Event".to_string(), "evalearn match".to_string()),
                 ("Round".to_string(), format!("{}.{}", pair.index + 1, g + 1)),
-                ("White".to_string(), white.clone()),
-                ("Black".to_string(), black.clone()),
+                (player_tag::<G>(Side::First), first.clone()),
+                (player_tag::<G>(Side::Second), second.clone()),
             ];
-            PdnGame::from_record(&record, tags, PdnResult::from_outcome(Some(game.outcome)))
+            SavedGame {
+                tags,
+                start: game.positions[0],
+                moves: game.moves.clone(),
+                result: Some(game.outcome),
+            }
         })
         .collect()
 }

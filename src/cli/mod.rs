@@ -15,14 +15,14 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::game::Game;
-use crate::game::checkers::Checkers;
+use crate::eval::EvalGame;
+use crate::search::bench::Bench;
 
 #[derive(Parser, Debug)]
 #[command(
     name = "evalearn",
     version,
-    about = "Learns evaluation functions for Brazilian draughts by self-play",
+    about = "Learns evaluation functions for board games (Brazilian draughts, Kalah) by self-play",
     propagate_version = true
 )]
 struct Cli {
@@ -112,10 +112,17 @@ pub fn run() -> ExitCode {
     }
 }
 
-/// Reads `--fen`, or the start position when absent.
-fn position_arg(fen: Option<&str>) -> Result<Checkers, CliError> {
-    match fen {
-        None => Ok(Checkers::start()),
-        Some(text) => Checkers::parse_position(text).map_err(|e| CliError::input(e.to_string())),
+/// Everything a command needs of a game: evaluation and learning ([`EvalGame`]), its
+/// bench positions, and its terminal interface.
+pub trait CliGame: EvalGame + Bench + play::Terminal {}
+
+impl<G: EvalGame + Bench + play::Terminal> CliGame for G {}
+
+/// Reads `--position` (`--fen`) in `variant`, or the variant's start when absent.
+fn position_arg<G: CliGame>(variant: G::Variant, text: Option<&str>) -> Result<G, CliError> {
+    match text {
+        None => Ok(G::start_of(variant)),
+        Some(text) => G::parse_position_of(variant, text)
+            .map_err(|e| CliError::input(format!("--position: {e}"))),
     }
 }

@@ -4,54 +4,57 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::{CliError, position_arg};
-use crate::game::checkers::Checkers;
-use crate::game::{Game, MoveList, perft};
+use super::args::GameArg;
+use super::{CliError, CliGame, position_arg};
+use crate::game::perft;
+use crate::with_game;
 
-/// Deepest perft accepted (depth 13 from the start is 2.5e9 leaves).
+/// Deepest perft accepted (depth 13 of draughts from the start is 2.5e9 leaves).
 const MAX_PERFT_DEPTH: u32 = 30;
 
 #[derive(Args, Debug)]
 pub struct PerftArgs {
-    /// Position (FEN, numeric or algebraic squares); the start position if absent
-    #[arg(long)]
-    fen: Option<String>,
-    /// Plies to count
+    #[command(flatten)]
+    game: GameArg,
+    /// Position (draughts: FEN with numeric or algebraic squares; Kalah: `A:` or `B:` and
+    /// the 14 counts); the start position if absent
+    #[arg(long, visible_alias = "fen")]
+    position: Option<String>,
+    /// Plies to count (Kalah: whole turns, every sowing of a player's turn)
     #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_PERFT_DEPTH as i64))]
     depth: u32,
     /// First print each root move with its count
     #[arg(long)]
     divide: bool,
-    /// Print moves in algebraic notation (c3-d4) instead of numeric (22-18)
+    /// Print draughts moves in algebraic notation (c3-d4) instead of numeric (22-18)
     #[arg(long)]
     algebraic: bool,
 }
 
 #[derive(Args, Debug)]
 pub struct MovesArgs {
-    /// Position (FEN, numeric or algebraic squares); the start position if absent
-    #[arg(long)]
-    fen: Option<String>,
-    /// Print moves in algebraic notation (c3-d4) instead of numeric (22-18)
+    #[command(flatten)]
+    game: GameArg,
+    /// Position (see `perft`); the start position if absent
+    #[arg(long, visible_alias = "fen")]
+    position: Option<String>,
+    /// Print draughts moves in algebraic notation (c3-d4) instead of numeric (22-18)
     #[arg(long)]
     algebraic: bool,
 }
 
-fn format(pos: &Checkers, mv: <Checkers as Game>::Move, algebraic: bool) -> String {
-    if algebraic {
-        pos.format_move_algebraic(mv)
-    } else {
-        pos.format_move(mv)
-    }
+pub fn perft(args: PerftArgs) -> Result<(), CliError> {
+    let spec = args.game.resolve(&[])?;
+    with_game!(spec, perft_of(args))
 }
 
-pub fn perft(args: PerftArgs) -> Result<(), CliError> {
-    let pos = position_arg(args.fen.as_deref())?;
+fn perft_of<G: CliGame>(variant: G::Variant, args: PerftArgs) -> Result<(), CliError> {
+    let pos: G = position_arg(variant, args.position.as_deref())?;
     let started = Instant::now();
     let nodes = if args.divide {
         let mut total = 0;
         for (mv, count) in perft::divide(&pos, args.depth) {
-            println!("{} {count}", format(&pos, mv, args.algebraic));
+            println!("{} {count}", pos.notation(mv, args.algebraic));
             total += count;
         }
         total
@@ -69,11 +72,16 @@ pub fn perft(args: PerftArgs) -> Result<(), CliError> {
 }
 
 pub fn moves(args: MovesArgs) -> Result<(), CliError> {
-    let pos = position_arg(args.fen.as_deref())?;
-    let mut moves = MoveList::new();
+    let spec = args.game.resolve(&[])?;
+    with_game!(spec, moves_of(args))
+}
+
+fn moves_of<G: CliGame>(variant: G::Variant, args: MovesArgs) -> Result<(), CliError> {
+    let pos: G = position_arg(variant, args.position.as_deref())?;
+    let mut moves = G::Moves::default();
     pos.legal_moves(&mut moves);
     for &mv in moves.iter() {
-        println!("{}", format(&pos, mv, args.algebraic));
+        println!("{}", pos.notation(mv, args.algebraic));
     }
     Ok(())
 }

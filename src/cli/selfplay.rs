@@ -6,21 +6,26 @@ use std::time::Instant;
 
 use clap::{Args, Subcommand};
 
-use super::CliError;
-use super::args::{LimitArgs, OpeningArgs, advance, load_evaluator, progress_bar};
+use super::args::{
+    GameArg, LimitArgs, OpeningArgs, advance, eval_spec, load_evaluator, progress_bar,
+};
+use super::{CliError, CliGame};
 use crate::arena::engine_game::Exploration;
-use crate::game::checkers::Checkers;
-use crate::game::checkers::pdn::{self, PdnGame, PdnResult};
-use crate::game::{EndReason, Game, GameRecord};
-use crate::io::dataset::{Dataset, DatasetGame, DatasetWriter};
+use crate::eval::spec::EvalSpec;
+use crate::game::{EndReason, Game, GameSpec, SavedGame, Side, player_tag};
+use crate::io::dataset::{self, Dataset, DatasetGame, DatasetWriter};
 use crate::selfplay::{self, SelfPlayConfig, Shard, Tally};
+use crate::with_game;
 
 /// Most games one run plays.
 const MAX_GAMES: u64 = 100_000_000;
 
 #[derive(Args, Debug)]
 pub struct SelfPlayArgs {
-    /// Evaluator: `material` or a model file path
+    #[command(flatten)]
+    game: GameArg,
+    /// Evaluator: a built-in one (draughts `material`; Kalah `stores`, `activity`,
+    /// `tseitin`) or a model file path
     #[arg(long)]
     eval: String,
     /// Games in the whole run (all shards together)
@@ -36,7 +41,8 @@ pub struct SelfPlayArgs {
     seed: u64,
     #[command(flatten)]
     openings: OpeningArgs,
-    /// Softmax exploration over root move values, temperature in men (0.5 = 50 centi-units)
+    /// Softmax exploration over root move values, temperature in units of 100
+    /// centi-units (a man, a stone: 0.5 = 50 centi-units)
     #[arg(long)]
     temperature: Option<f64>,
     /// Plies of each game that explore (with --temperature)
@@ -54,9 +60,10 @@ pub struct SelfPlayArgs {
     /// The dataset to write
     #[arg(long)]
     out: PathBuf,
-    /// Also write the games as PDN
-    #[arg(long)]
-    pdn: Option<PathBuf>,
+    /// Also write the games to a game file (PDN for draughts, the seed's record form
+    /// for Kalah)
+    #[arg(long, visible_alias = "pdn")]
+    record: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -84,6 +91,16 @@ enum DatasetCommand {
 }
 
 pub fn selfplay(args: SelfPlayArgs) -> Result<(), CliError> {
+    let spec = eval_spec("--eval", &args.eval)?;
+    let game = args.game.resolve(&[&spec])?;
+    with_game!(game, selfplay_of(args, spec))
+}
+
+fn selfplay_of<G: CliGame>(
+    variant: G::Variant,
+    args: SelfPlayArgs,
+    spec: EvalSpec,
+) -> Result<(), CliError> {
     let shard = Shard::parse(&args.shard).map_err(CliError::input)?;
     let exploration = match args.temperature {
         Some(t) if t.is_finite() && t > 0.0 => Some(Exploration {
@@ -97,8 +114,10 @@ pub fn selfplay(args: SelfPlayArgs) -> Result<(), CliError> {
         }
         None => None,
     };
-    let (spec, evaluator, _) = load_evaluator(&args.eval)?;
-    let openings = args.openings.openings(args.games as usize, args.seed)?;
+    let (evaluator, _) = load_evaluator::<G>(variant, &spec)?;
+    let openings = args
+        .openings
+        .openings(variant, args.games as usize, args.seed)?;
     let config = SelfPlayConfig {
         games: args.games,
         first_game: 0,
@@ -110,7 +129,7 @@ pub fn selfplay(args: SelfPlayArgs) -> Result<(), CliError> {
         shard,
         tt_mib: args.tt_mb as usize,
     };
-    let mut writer = DatasetWriter::create(&args.out, Checkers::NAME)
+    let mut writer = DatasetWriter::create(&args.out, &G::variant_name(variant))
         .map_err(|e| CliError::failure(e.to_string()))?;
     let total = shard.games(0, args.games).len() as u64;
     let bar = progress_bar(
@@ -119,7 +138,7 @@ pub fn selfplay(args: SelfPlayArgs) -> Result<(), CliError> {
     );
     let started = Instant::now();
     let mut tally = Tally::default();
-    let mut games: Vec<DatasetGame> = Vec::new();
+    let mut games: Vec<DatasetGame<G>> = Vec::new();
     let mut write_error = None;
     let stop = AtomicBool::new(false);
     selfplay::run(&config, &evaluator, &openings, &stop, |game| {
@@ -132,14 +151,14 @@ pub fn selfplay(args: SelfPlayArgs) -> Result<(), CliError> {
         }
         let seconds = started.elapsed().as_secs_f64().max(1e-9);
         bar.set_message(format!(
-            "W/D/L {}/{}/{}  {:.0} positions/s",
-            tally.white_wins,
+            "first/draw/second {}/{}/{}  {:.0} positions/s",
+            tally.first_wins,
             tally.draws,
-            tally.black_wins,
+            tally.second_wins,
             tally.positions as f64 / seconds
         ));
         advance(&bar, "games");
-        if args.pdn.is_some() {
+        if args.record.is_some() {
             games.push(game);
         }
     })
@@ -151,53 +170,73 @@ pub fn selfplay(args: SelfPlayArgs) -> Result<(), CliError> {
     writer
         .finish()
         .map_err(|e| CliError::failure(e.to_string()))?;
-    if let Some(path) = &args.pdn {
+    if let Some(path) = &args.record {
         games.sort_by_key(|g| g.index);
         let name = spec.to_string();
-        let text: String = games
+        let text = games
             .iter()
-            .map(|g| pdn::write_game(&pdn_game(g, &name)))
-            .collect();
+            .map(|g| G::write_game(&saved_game(g, &name)))
+            .collect::<Vec<_>>()
+            .join("\n");
         crate::io::write_atomic(path, text.as_bytes())
             .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
     }
     let seconds = started.elapsed().as_secs_f64();
     println!(
         "selfplay: {} games, {} positions in {:.1} s ({:.2} games/s, {:.0} positions/s); \
-         white wins {}, draws {} ({} at the ply cap), black wins {}; written to {}",
+         {} wins {}, draws {} ({} at the ply cap), {} wins {}; written to {}",
         tally.games,
         tally.positions,
         seconds,
         tally.games as f64 / seconds.max(1e-9),
         tally.positions as f64 / seconds.max(1e-9),
-        tally.white_wins,
+        G::side_name(Side::First),
+        tally.first_wins,
         tally.draws,
         tally.capped,
-        tally.black_wins,
+        G::side_name(Side::Second),
+        tally.second_wins,
         args.out.display()
     );
     Ok(())
 }
 
-/// A dataset game as PDN, both sides named after the evaluator.
-pub fn pdn_game(game: &DatasetGame, player: &str) -> PdnGame {
-    let mut record = GameRecord::new(game.positions[0]);
-    for &mv in &game.moves {
-        record.play(mv);
-    }
+/// A dataset game for a game file, both sides named after the evaluator.
+pub fn saved_game<G: Game>(game: &DatasetGame<G>, player: &str) -> SavedGame<G> {
     let tags = vec![
         ("Event".to_string(), "evalearn selfplay".to_string()),
         ("Round".to_string(), (game.index + 1).to_string()),
-        ("White".to_string(), player.to_string()),
-        ("Black".to_string(), player.to_string()),
+        (player_tag::<G>(Side::First), player.to_string()),
+        (player_tag::<G>(Side::Second), player.to_string()),
     ];
-    PdnGame::from_record(&record, tags, PdnResult::from_outcome(Some(game.outcome)))
+    SavedGame {
+        tags,
+        start: game.positions[0],
+        moves: game.moves.clone(),
+        result: Some(game.outcome),
+    }
 }
 
 pub fn dataset(args: DatasetArgs) -> Result<(), CliError> {
+    let first = match &args.command {
+        DatasetCommand::Info { path } => path,
+        DatasetCommand::Merge { inputs, .. } => &inputs[0],
+    };
+    let name = dataset::read_game_name(first).map_err(|e| CliError::input(e.to_string()))?;
+    let game = GameSpec::parse(&name)
+        .map_err(|e| CliError::input(format!("dataset {}: {e}", first.display())))?;
+    with_game!(game, dataset_of(args, name))
+}
+
+fn dataset_of<G: CliGame>(
+    _variant: G::Variant,
+    args: DatasetArgs,
+    name: String,
+) -> Result<(), CliError> {
     match args.command {
         DatasetCommand::Info { path } => {
-            let data = Dataset::read(&path, None).map_err(|e| CliError::input(e.to_string()))?;
+            let data =
+                Dataset::<G>::read(&path, None).map_err(|e| CliError::input(e.to_string()))?;
             if let Some(warning) = &data.warning {
                 eprintln!("warning: {warning}");
             }
@@ -223,8 +262,12 @@ pub fn dataset(args: DatasetArgs) -> Result<(), CliError> {
                 );
             }
             println!(
-                "results      white wins {}, draws {}, black wins {}",
-                tally.white_wins, tally.draws, tally.black_wins
+                "results      {} wins {}, draws {}, {} wins {}",
+                G::side_name(Side::First),
+                tally.first_wins,
+                tally.draws,
+                G::side_name(Side::Second),
+                tally.second_wins
             );
             println!(
                 "endings      no moves {}, repetition {}, 20-move rule {}, ply cap {}",
@@ -235,14 +278,14 @@ pub fn dataset(args: DatasetArgs) -> Result<(), CliError> {
         DatasetCommand::Merge { out, inputs } => {
             let mut games = Vec::new();
             for input in &inputs {
-                let data = Dataset::read(input, Some(Checkers::NAME))
+                let data = Dataset::<G>::read(input, Some(&name))
                     .map_err(|e| CliError::input(e.to_string()))?;
                 if let Some(warning) = &data.warning {
                     eprintln!("warning: {warning}");
                 }
                 games.extend(data.games);
             }
-            Dataset::write_sorted(&out, Checkers::NAME, &games)
+            Dataset::write_sorted(&out, &name, &games)
                 .map_err(|e| CliError::input(e.to_string()))?;
             println!("merged {} games into {}", games.len(), out.display());
             Ok(())

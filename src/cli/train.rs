@@ -6,10 +6,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::Args;
 
-use super::CliError;
 use super::args::progress_bar;
+use super::{CliError, CliGame};
 use crate::learn::config::TrainConfig;
 use crate::learn::train::{Stage, TrainOptions, train};
+use crate::with_game;
 
 #[derive(Args, Debug)]
 pub struct TrainArgs {
@@ -25,6 +26,16 @@ pub struct TrainArgs {
 pub fn run(args: TrainArgs) -> Result<(), CliError> {
     let (config, text) =
         TrainConfig::read(&args.config).map_err(|e| CliError::input(e.to_string()))?;
+    let game = config.game_spec();
+    with_game!(game, train_game(args, config, text))
+}
+
+fn train_game<G: CliGame>(
+    variant: G::Variant,
+    args: TrainArgs,
+    config: TrainConfig,
+    text: String,
+) -> Result<(), CliError> {
     let stop = Arc::new(AtomicBool::new(false));
     {
         let stop = Arc::clone(&stop);
@@ -39,8 +50,9 @@ pub fn run(args: TrainArgs) -> Result<(), CliError> {
         });
     }
     println!(
-        "training {} → {} ({} iterations of {} games{})",
+        "training {} on {} → {} ({} iterations of {} games{})",
         config.learner.name(),
+        G::variant_name(variant),
         config.model.display(),
         config.budget.iterations,
         config.selfplay.games_per_iteration,
@@ -72,7 +84,8 @@ pub fn run(args: TrainArgs) -> Result<(), CliError> {
         }
         bar.set_position(done);
     };
-    let summary = train(
+    let summary = train::<G>(
+        variant,
         &config,
         &text,
         TrainOptions {

@@ -1,18 +1,44 @@
-//! A linear evaluator over the Samuel features ([`super::features`]): material with a
-//! large fixed weight plus a learned weighted sum of positional features (seed 5.1–5.2).
+//! A linear evaluator over a game's named features (Samuel-style): a fixed-weight anchor
+//! (material in draughts, the stores in Kalah) plus a learned weighted sum of positional
+//! features (seed 5.1–5.2). Each game says which features it has through [`Features`].
+
+use std::marker::PhantomData;
 
 use serde::{Deserialize, Serialize};
 
-use super::features::{self, FEATURE_COUNT, FEATURE_SET_ID};
-use super::{EVAL_LIMIT, Evaluator, Material};
-use crate::game::checkers::Checkers;
+use super::{EVAL_LIMIT, Evaluator};
+use crate::game::Game;
 
 /// The evaluator kind written in model files.
 pub const KIND: &str = "linear";
 
-/// Weights of the positional features, in centi-units per unit of feature. Material is
-/// not among them: it always counts a man 100 and a king 300 (the seed's 1 and 3), the
-/// fixed anchor that keeps the learned weights from drifting.
+/// Most features a game may define (the evaluator keeps them in a stack array).
+pub const MAX_FEATURES: usize = 64;
+
+/// A game's named features for the linear evaluator and Samuel's learner. Each feature is
+/// an integer, (value for the side to move) − (value for the opponent).
+pub trait Features: Game {
+    /// Identifies the feature set (and its order) in saved weight files.
+    const FEATURE_SET_ID: &'static str;
+    /// Short names, in [`Features::features`] order (at most [`MAX_FEATURES`]).
+    const FEATURE_NAMES: &'static [&'static str];
+    /// One line per feature saying what it counts, in the same order.
+    const FEATURE_DESCRIPTIONS: &'static [&'static str];
+    /// The fixed-weight part of the value, for the side to move, in centi-units (material:
+    /// a man 100, a king 300; Kalah: 100 a stone of store difference). It keeps the learned
+    /// weights from drifting (seed 5.2).
+    fn anchor(&self) -> i32;
+    /// Writes the features into `out[..FEATURE_NAMES.len()]`.
+    fn features(&self, out: &mut [i32]);
+}
+
+/// The number of features of `G`.
+pub fn feature_count<G: Features>() -> usize {
+    G::FEATURE_NAMES.len()
+}
+
+/// Weights of the positional features, in centi-units per unit of feature. The anchor is
+/// not among them: it keeps its fixed weight.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LinearWeights {
     /// Feature-set identifier the weights belong to.
@@ -21,64 +47,78 @@ pub struct LinearWeights {
 }
 
 impl LinearWeights {
-    /// All weights zero: plays exactly like the material evaluator.
-    pub fn zero() -> Self {
+    /// All weights zero: plays exactly like the anchor alone.
+    pub fn zero<G: Features>() -> Self {
         LinearWeights {
-            features: FEATURE_SET_ID.to_string(),
-            weights: vec![0.0; FEATURE_COUNT],
+            features: G::FEATURE_SET_ID.to_string(),
+            weights: vec![0.0; feature_count::<G>()],
         }
     }
 
-    /// Checks that the weights fit this build's feature set.
-    pub fn validate(&self) -> Result<(), String> {
-        if self.features != FEATURE_SET_ID {
+    /// Checks that the weights fit `G`'s feature set in this build.
+    pub fn validate<G: Features>(&self) -> Result<(), String> {
+        if self.features != G::FEATURE_SET_ID {
             return Err(format!(
-                "weights for feature set '{}', this build computes '{FEATURE_SET_ID}'",
-                self.features
+                "weights for feature set '{}', this build computes '{}' for {}",
+                self.features,
+                G::FEATURE_SET_ID,
+                G::NAME
             ));
         }
-        if self.weights.len() != FEATURE_COUNT {
+        let count = feature_count::<G>();
+        if self.weights.len() != count {
             return Err(format!(
-                "{} weights for {FEATURE_COUNT} features",
+                "{} weights for {count} features",
                 self.weights.len()
             ));
         }
         if let Some(i) = self.weights.iter().position(|w| !w.is_finite()) {
             return Err(format!(
                 "weight {i} ({}) is not a finite number",
-                features::FEATURE_NAMES[i]
+                G::FEATURE_NAMES[i]
             ));
         }
         Ok(())
     }
 }
 
-/// The linear evaluator: `material + Σ wᵢ·fᵢ`, clamped to the evaluation range.
+/// The linear evaluator: `anchor + Σ wᵢ·fᵢ`, clamped to the evaluation range.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Linear {
-    weights: [f32; FEATURE_COUNT],
+pub struct Linear<G> {
+    weights: [f32; MAX_FEATURES],
+    count: usize,
+    game: PhantomData<fn() -> G>,
 }
 
-impl Linear {
+impl<G: Features> Linear<G> {
     /// An evaluator from checked weights (see [`LinearWeights::validate`]).
-    pub fn new(weights: &LinearWeights) -> Result<Linear, String> {
-        weights.validate()?;
-        let mut array = [0.0; FEATURE_COUNT];
-        array.copy_from_slice(&weights.weights);
-        Ok(Linear { weights: array })
+    pub fn new(weights: &LinearWeights) -> Result<Linear<G>, String> {
+        const { assert!(MAX_FEATURES >= 1) };
+        weights.validate::<G>()?;
+        let count = weights.weights.len();
+        if count > MAX_FEATURES {
+            return Err(format!("{count} features, at most {MAX_FEATURES}"));
+        }
+        let mut array = [0.0; MAX_FEATURES];
+        array[..count].copy_from_slice(&weights.weights);
+        Ok(Linear {
+            weights: array,
+            count,
+            game: PhantomData,
+        })
     }
 
     pub fn weights(&self) -> LinearWeights {
         LinearWeights {
-            features: FEATURE_SET_ID.to_string(),
-            weights: self.weights.to_vec(),
+            features: G::FEATURE_SET_ID.to_string(),
+            weights: self.weights[..self.count].to_vec(),
         }
     }
 
     /// The positional part alone, in centi-units (unrounded).
     #[inline]
-    pub fn positional(&self, values: &[i32; FEATURE_COUNT]) -> f32 {
-        self.weights
+    pub fn positional(&self, values: &[i32]) -> f32 {
+        self.weights[..self.count]
             .iter()
             .zip(values)
             .map(|(w, &f)| w * f as f32)
@@ -86,12 +126,12 @@ impl Linear {
     }
 }
 
-impl Evaluator<Checkers> for Linear {
+impl<G: Features> Evaluator<G> for Linear<G> {
     #[inline]
-    fn evaluate(&self, pos: &Checkers) -> i32 {
-        let mut values = [0; FEATURE_COUNT];
-        features::extract(pos, &mut values);
-        let value = Material.evaluate(pos) as f32 + self.positional(&values);
+    fn evaluate(&self, pos: &G) -> i32 {
+        let mut values = [0; MAX_FEATURES];
+        pos.features(&mut values[..self.count]);
+        let value = pos.anchor() as f32 + self.positional(&values[..self.count]);
         (value.round() as i32).clamp(-EVAL_LIMIT, EVAL_LIMIT)
     }
 
@@ -103,11 +143,12 @@ impl Evaluator<Checkers> for Linear {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Game;
+    use crate::eval::Material;
+    use crate::game::checkers::Checkers;
 
     #[test]
     fn zero_weights_evaluate_like_material() {
-        let linear = Linear::new(&LinearWeights::zero()).unwrap();
+        let linear = Linear::<Checkers>::new(&LinearWeights::zero::<Checkers>()).unwrap();
         for fen in ["W:W21,22,K30:B1,K2", "B:W13,14,21:B5,K29"] {
             let pos = Checkers::parse_position(fen).unwrap();
             assert_eq!(linear.evaluate(&pos), Material.evaluate(&pos));
@@ -116,14 +157,15 @@ mod tests {
 
     #[test]
     fn mismatched_weights_are_rejected() {
-        let mut weights = LinearWeights::zero();
+        let check = |w: &LinearWeights| Linear::<Checkers>::new(w).is_err();
+        let mut weights = LinearWeights::zero::<Checkers>();
         weights.weights.pop();
-        assert!(Linear::new(&weights).is_err());
-        let mut weights = LinearWeights::zero();
+        assert!(check(&weights));
+        let mut weights = LinearWeights::zero::<Checkers>();
         weights.features = "other".into();
-        assert!(Linear::new(&weights).is_err());
-        let mut weights = LinearWeights::zero();
+        assert!(check(&weights));
+        let mut weights = LinearWeights::zero::<Checkers>();
         weights.weights[0] = f32::NAN;
-        assert!(Linear::new(&weights).is_err());
+        assert!(check(&weights));
     }
 }

@@ -1,6 +1,6 @@
 //! The seed's material evaluator (thesis listing 6.2): a man counts 1, a king 3.
 
-use super::Evaluator;
+use super::{EvalGame, Evaluator};
 use crate::game::Game;
 use crate::game::checkers::Checkers;
 
@@ -24,6 +24,15 @@ impl Evaluator<Checkers> for Material {
 
     fn name(&self) -> String {
         "material".to_string()
+    }
+}
+
+impl EvalGame for Checkers {
+    type Builtin = Material;
+    const BUILTINS: &'static [&'static str] = &["material"];
+
+    fn builtin(name: &str) -> Option<Material> {
+        (name == "material").then_some(Material)
     }
 }
 

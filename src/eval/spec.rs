@@ -1,4 +1,5 @@
-//! Choosing an evaluator at run time: an evaluator spec is `material` or the path of a
+//! Choosing an evaluator at run time: an evaluator spec is the name of one of the game's
+//! hand-made evaluators (`material`; `stores`, `activity`, `tseitin`) or the path of a
 //! model file. Used by every command that takes an evaluator (analyse, play, selfplay,
 //! match, train), and by play's hot reload of a model that training keeps rewriting.
 
@@ -6,37 +7,66 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use super::glem::{self, Glem, GlemModel};
 use super::linear::{self, Linear, LinearWeights};
-use super::{Evaluator, Material};
-use crate::game::Game;
-use crate::game::checkers::Checkers;
+use super::td::{self, MlpWeights, TdEvaluator};
+use super::{EvalGame, Evaluator};
+use crate::game::GameSpec;
 use crate::io::model::{self, ModelError, ModelHeader};
-use crate::learn::glem::{self, Glem, GlemModel};
-use crate::learn::td::{self, MlpWeights, TdEvaluator};
 
 /// What an evaluator argument names.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EvalSpec {
-    Material,
+    /// A hand-made evaluator of some game, by name.
+    Builtin(String),
     Model(PathBuf),
 }
 
 impl EvalSpec {
-    /// `material`, or anything else as a model file path.
+    /// The name of a hand-made evaluator of any game, or anything else as a model file
+    /// path.
     pub fn parse(text: &str) -> Result<EvalSpec, String> {
         match text.trim() {
-            "" => Err("empty evaluator: give `material` or a model file path".to_string()),
-            "material" => Ok(EvalSpec::Material),
+            "" => Err(
+                "empty evaluator: give a built-in evaluator (material; stores, activity, \
+                 tseitin) or a model file path"
+                    .to_string(),
+            ),
+            name if GameSpec::owner_of_builtin(name).is_some() => {
+                Ok(EvalSpec::Builtin(name.to_string()))
+            }
             path => Ok(EvalSpec::Model(PathBuf::from(path))),
         }
     }
 
-    /// Loads the evaluator, with the model's header when it is a model file.
-    pub fn load(&self) -> Result<(AnyEvaluator, Option<ModelHeader>), LoadError> {
+    /// The game this spec belongs to, when it tells: a model file's recorded game, or the
+    /// game owning a built-in evaluator. `Ok(None)` for a model file that cannot be read
+    /// (loading it later reports why).
+    pub fn game(&self) -> Result<Option<GameSpec>, String> {
         match self {
-            EvalSpec::Material => Ok((AnyEvaluator::Material(Material), None)),
+            EvalSpec::Builtin(name) => Ok(GameSpec::owner_of_builtin(name)),
+            EvalSpec::Model(path) => match model::read_header(path) {
+                Ok(header) => GameSpec::parse(&header.game)
+                    .map(Some)
+                    .map_err(|e| format!("{}: recorded game: {e}", path.display())),
+                Err(_) => Ok(None),
+            },
+        }
+    }
+
+    /// Loads the evaluator for game `G`, with the model's header when it is a model file.
+    pub fn load<G: EvalGame>(&self) -> Result<(AnyEvaluator<G>, Option<ModelHeader>), LoadError> {
+        match self {
+            EvalSpec::Builtin(name) => match G::builtin(name) {
+                Some(e) => Ok((AnyEvaluator::Builtin(e), None)),
+                None => Err(LoadError::NotForThisGame {
+                    name: name.clone(),
+                    game: G::NAME,
+                    builtins: G::BUILTINS,
+                }),
+            },
             EvalSpec::Model(path) => {
-                let (evaluator, header) = load_model_file(path)?;
+                let (evaluator, header) = load_model_file::<G>(path)?;
                 Ok((evaluator, Some(header)))
             }
         }
@@ -46,7 +76,7 @@ impl EvalSpec {
 impl fmt::Display for EvalSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            EvalSpec::Material => write!(f, "material"),
+            EvalSpec::Builtin(name) => write!(f, "{name}"),
             EvalSpec::Model(path) => write!(f, "{}", path.display()),
         }
     }
@@ -66,6 +96,12 @@ pub enum LoadError {
         path: PathBuf,
         reason: String,
     },
+    /// A built-in evaluator of another game.
+    NotForThisGame {
+        name: String,
+        game: &'static str,
+        builtins: &'static [&'static str],
+    },
 }
 
 impl fmt::Display for LoadError {
@@ -79,6 +115,15 @@ impl fmt::Display for LoadError {
                 KNOWN_KINDS.join(", ")
             ),
             LoadError::Invalid { path, reason } => write!(f, "{}: {reason}", path.display()),
+            LoadError::NotForThisGame {
+                name,
+                game,
+                builtins,
+            } => write!(
+                f,
+                "'{name}' is not an evaluator of {game} (its built-in evaluators: {})",
+                builtins.join(", ")
+            ),
         }
     }
 }
@@ -94,20 +139,28 @@ impl From<ModelError> for LoadError {
 /// Evaluator kinds a model file may hold.
 pub const KNOWN_KINDS: [&str; 3] = [linear::KIND, glem::KIND, td::KIND];
 
-/// Any evaluator, chosen at run time (one match per call: cheap and predictable).
+/// Any evaluator of game `G`, chosen at run time (one match per call: cheap and
+/// predictable).
 #[derive(Clone, Debug)]
-pub enum AnyEvaluator {
-    Material(Material),
-    Linear(Linear),
-    Glem(Glem),
-    Td(TdEvaluator),
+pub enum AnyEvaluator<G: EvalGame> {
+    Builtin(G::Builtin),
+    Linear(Linear<G>),
+    Glem(Glem<G>),
+    Td(TdEvaluator<G>),
 }
 
-impl Evaluator<Checkers> for AnyEvaluator {
+impl<G: EvalGame> AnyEvaluator<G> {
+    /// The game's baseline (draughts `material`, Kalah `stores`).
+    pub fn baseline() -> Self {
+        AnyEvaluator::Builtin(super::baseline::<G>())
+    }
+}
+
+impl<G: EvalGame> Evaluator<G> for AnyEvaluator<G> {
     #[inline]
-    fn evaluate(&self, pos: &Checkers) -> i32 {
+    fn evaluate(&self, pos: &G) -> i32 {
         match self {
-            AnyEvaluator::Material(e) => e.evaluate(pos),
+            AnyEvaluator::Builtin(e) => e.evaluate(pos),
             AnyEvaluator::Linear(e) => e.evaluate(pos),
             AnyEvaluator::Glem(e) => e.evaluate(pos),
             AnyEvaluator::Td(e) => e.evaluate(pos),
@@ -116,7 +169,7 @@ impl Evaluator<Checkers> for AnyEvaluator {
 
     fn name(&self) -> String {
         match self {
-            AnyEvaluator::Material(e) => e.name(),
+            AnyEvaluator::Builtin(e) => e.name(),
             AnyEvaluator::Linear(e) => e.name(),
             AnyEvaluator::Glem(e) => e.name(),
             AnyEvaluator::Td(e) => e.name(),
@@ -124,16 +177,26 @@ impl Evaluator<Checkers> for AnyEvaluator {
     }
 }
 
-/// Loads a model file of any known kind.
-pub fn load_model_file(path: &Path) -> Result<(AnyEvaluator, ModelHeader), LoadError> {
+/// True if a model file's recorded game (`kalah`, `kalah:6:4`, `brazilian`) is game `G`,
+/// whatever its variant.
+pub fn same_game<G: EvalGame>(recorded: &str) -> bool {
+    recorded.split(':').next() == Some(G::NAME)
+}
+
+/// Loads a model file of any known kind for game `G`; a model of another game is a
+/// [`ModelError::WrongGame`].
+pub fn load_model_file<G: EvalGame>(
+    path: &Path,
+) -> Result<(AnyEvaluator<G>, ModelHeader), LoadError> {
     let header = model::read_header(path)?;
-    if header.game != Checkers::NAME {
+    if !same_game::<G>(&header.game) {
         return Err(LoadError::Model(ModelError::WrongGame {
             path: Some(path.to_path_buf()),
             found: header.game,
-            expected: Checkers::NAME.to_string(),
+            expected: G::NAME.to_string(),
         }));
     }
+    let game = header.game.clone();
     let invalid = |reason: String| LoadError::Invalid {
         path: path.to_path_buf(),
         reason,
@@ -141,19 +204,19 @@ pub fn load_model_file(path: &Path) -> Result<(AnyEvaluator, ModelHeader), LoadE
     match header.kind.as_str() {
         linear::KIND => {
             let (header, weights) =
-                model::load_model::<LinearWeights>(path, Some(Checkers::NAME), Some(linear::KIND))?;
+                model::load_model::<LinearWeights>(path, Some(&game), Some(linear::KIND))?;
             let evaluator = Linear::new(&weights).map_err(invalid)?;
             Ok((AnyEvaluator::Linear(evaluator), header))
         }
         glem::KIND => {
             let (header, model) =
-                model::load_model::<GlemModel>(path, Some(Checkers::NAME), Some(glem::KIND))?;
+                model::load_model::<GlemModel>(path, Some(&game), Some(glem::KIND))?;
             let evaluator = Glem::new(&model).map_err(invalid)?;
             Ok((AnyEvaluator::Glem(evaluator), header))
         }
         td::KIND => {
             let (header, weights) =
-                model::load_model::<MlpWeights>(path, Some(Checkers::NAME), Some(td::KIND))?;
+                model::load_model::<MlpWeights>(path, Some(&game), Some(td::KIND))?;
             let evaluator = TdEvaluator::from_weights(&weights).map_err(invalid)?;
             Ok((AnyEvaluator::Td(evaluator), header))
         }
@@ -190,10 +253,10 @@ impl FileStamp {
 
 /// What a look at a watched model file found.
 #[derive(Debug)]
-pub enum Reload {
+pub enum Reload<G: EvalGame> {
     Unchanged,
     /// A new revision, loaded.
-    Loaded(Box<(AnyEvaluator, ModelHeader)>),
+    Loaded(Box<(AnyEvaluator<G>, ModelHeader)>),
     /// The file changed but cannot be loaded; said once per version of the file.
     Failed(String),
 }
@@ -221,13 +284,13 @@ impl ModelWatch {
     }
 
     /// Looks at the file: cheap (one `stat`) when it has not changed since the last look.
-    pub fn check(&mut self) -> Reload {
+    pub fn check<G: EvalGame>(&mut self) -> Reload<G> {
         let stamp = FileStamp::of(&self.path);
         if stamp == self.seen {
             return Reload::Unchanged;
         }
         self.seen = stamp;
-        match load_model_file(&self.path) {
+        match load_model_file::<G>(&self.path) {
             Ok((_, header)) if header.revision == self.revision => Reload::Unchanged,
             Ok((evaluator, header)) => {
                 self.revision = header.revision;

@@ -12,9 +12,11 @@ pub mod checkers;
 mod movelist;
 pub mod perft;
 mod record;
+mod spec;
 
 pub use movelist::{MAX_MOVES, MoveBuffer, MoveList};
 pub use record::{EndReason, GameRecord, GameStatus};
+pub use spec::{GAME_NAMES, GameSpec};
 
 use std::fmt::{Debug, Display};
 use std::hash::Hash;

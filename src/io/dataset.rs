@@ -17,7 +17,6 @@ use serde::{Deserialize, Serialize};
 
 use super::model::checksum;
 use super::write_atomic;
-use crate::game::checkers::{BLACK, Checkers, Move, PackedMove, PackedPosition, WHITE};
 use crate::game::{EndReason, Game, Outcome, Side};
 
 pub const MAGIC: [u8; 8] = *b"EVALDATA";
@@ -30,10 +29,11 @@ const MAX_NAME_BYTES: usize = 64;
 const FRAME_HEADER_BYTES: usize = 12;
 
 /// What the engine found in one position of a game.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
-pub struct PlyRecord {
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+#[serde(bound = "")]
+pub struct PlyRecord<G: Game> {
     /// The move played.
-    pub mv: PackedMove,
+    pub mv: G::PackedMove,
     /// The search's value of the position for the side to move (centi-units or a win
     /// or loss score).
     pub score: i32,
@@ -41,17 +41,18 @@ pub struct PlyRecord {
     pub depth: u8,
     /// The end of the principal variation: the quiet position whose static value the
     /// score came from (TD-Leaf trains on it).
-    pub leaf: PackedPosition,
+    pub leaf: G::Packed,
 }
 
 /// One game in file form.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
-pub struct GameFrame {
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+#[serde(bound = "")]
+pub struct GameFrame<G: Game> {
     /// Index of the game in its run (what shards split by, and the sort key).
     pub index: u64,
-    pub start: PackedPosition,
-    pub plies: Vec<PlyRecord>,
-    /// 1 White won, 0 draw, −1 Black won.
+    pub start: G::Packed,
+    pub plies: Vec<PlyRecord<G>>,
+    /// 1 the first player won, 0 draw, −1 the second player won.
     pub result: i8,
     /// 0 no moves, 1 repetition, 2 quiet-move rule, 3 ply cap.
     pub end: u8,
@@ -59,19 +60,19 @@ pub struct GameFrame {
 
 /// A game read back and checked: positions replayed, moves legal.
 #[derive(Clone, PartialEq, Eq, Debug)]
-pub struct DatasetGame {
+pub struct DatasetGame<G: Game> {
     pub index: u64,
     /// `positions[i]` is the position before move `i`; one more at the end.
-    pub positions: Vec<Checkers>,
-    pub moves: Vec<Move>,
+    pub positions: Vec<G>,
+    pub moves: Vec<G::Move>,
     pub scores: Vec<i32>,
     pub depths: Vec<u8>,
-    pub leaves: Vec<Checkers>,
+    pub leaves: Vec<G>,
     pub outcome: Outcome,
     pub reason: EndReason,
 }
 
-impl DatasetGame {
+impl<G: Game> DatasetGame<G> {
     /// Plies played.
     pub fn len(&self) -> usize {
         self.moves.len()
@@ -82,16 +83,16 @@ impl DatasetGame {
     }
 
     /// The frame to store this game in.
-    pub fn to_frame(&self) -> GameFrame {
+    pub fn to_frame(&self) -> GameFrame<G> {
         GameFrame {
             index: self.index,
-            start: PackedPosition::pack(&self.positions[0]),
+            start: self.positions[0].pack(),
             plies: (0..self.moves.len())
                 .map(|i| PlyRecord {
-                    mv: PackedMove::pack(self.moves[i]),
+                    mv: self.positions[i].pack_move(self.moves[i]),
                     score: self.scores[i],
                     depth: self.depths[i],
-                    leaf: PackedPosition::pack(&self.leaves[i]),
+                    leaf: self.leaves[i].pack(),
                 })
                 .collect(),
             result: match self.outcome {
@@ -109,11 +110,8 @@ impl DatasetGame {
     }
 
     /// Checks and unpacks a frame.
-    pub fn from_frame(frame: &GameFrame) -> Result<DatasetGame, String> {
-        let start = frame
-            .start
-            .unpack()
-            .map_err(|e| format!("start position: {e}"))?;
+    pub fn from_frame(frame: &GameFrame<G>) -> Result<DatasetGame<G>, String> {
+        let start = G::unpack(&frame.start).map_err(|e| format!("start position: {e}"))?;
         let mut game = DatasetGame {
             index: frame.index,
             positions: vec![start],
@@ -122,8 +120,8 @@ impl DatasetGame {
             depths: Vec::with_capacity(frame.plies.len()),
             leaves: Vec::with_capacity(frame.plies.len()),
             outcome: match frame.result {
-                1 => Outcome::Win(WHITE),
-                -1 => Outcome::Win(BLACK),
+                1 => Outcome::Win(Side::First),
+                -1 => Outcome::Win(Side::Second),
                 0 => Outcome::Draw,
                 other => return Err(format!("result {other} is not 1, 0 or -1")),
             },
@@ -137,14 +135,10 @@ impl DatasetGame {
         };
         for (i, ply) in frame.plies.iter().enumerate() {
             let pos = game.positions[i];
-            let mv = ply
-                .mv
-                .unpack(&pos)
+            let mv = pos
+                .unpack_move(&ply.mv)
                 .map_err(|e| format!("ply {}: {e}", i + 1))?;
-            let leaf = ply
-                .leaf
-                .unpack()
-                .map_err(|e| format!("ply {} leaf: {e}", i + 1))?;
+            let leaf = G::unpack(&ply.leaf).map_err(|e| format!("ply {} leaf: {e}", i + 1))?;
             game.positions.push(pos.play(mv));
             game.moves.push(mv);
             game.scores.push(ply.score);
@@ -256,7 +250,7 @@ fn file_header(game: &str) -> Vec<u8> {
     bytes
 }
 
-fn encode_frame(frame: &GameFrame) -> Vec<u8> {
+fn encode_frame<G: Game>(frame: &GameFrame<G>) -> Vec<u8> {
     let payload = bincode::serde::encode_to_vec(frame, bincode::config::standard())
         .expect("plain data always encodes");
     let mut bytes = Vec::with_capacity(FRAME_HEADER_BYTES + payload.len());
@@ -295,7 +289,7 @@ impl DatasetWriter {
     }
 
     /// Appends one game and flushes it to the file.
-    pub fn append(&mut self, game: &DatasetGame) -> Result<(), DatasetError> {
+    pub fn append<G: Game>(&mut self, game: &DatasetGame<G>) -> Result<(), DatasetError> {
         let bytes = encode_frame(&game.to_frame());
         self.file.write_all(&bytes).map_err(io_error(&self.path))?;
         self.file.flush().map_err(io_error(&self.path))?;
@@ -328,16 +322,59 @@ fn write_sorted<'a>(
 
 /// A dataset read back.
 #[derive(Debug)]
-pub struct Dataset {
+pub struct Dataset<G: Game> {
     pub game: String,
-    pub games: Vec<DatasetGame>,
+    pub games: Vec<DatasetGame<G>>,
     /// Set when a torn last frame was skipped.
     pub warning: Option<String>,
 }
 
-impl Dataset {
-    /// Reads and checks a dataset of games of `expect_game` (any game when `None`).
-    pub fn read(path: &Path, expect_game: Option<&str>) -> Result<Dataset, DatasetError> {
+/// The game a dataset file records (its header's name, e.g. `brazilian`, `kalah:6:4`),
+/// read without decoding the games.
+pub fn read_game_name(path: &Path) -> Result<String, DatasetError> {
+    let mut file = File::open(path).map_err(io_error(path))?;
+    let mut head = [0u8; 14 + MAX_NAME_BYTES];
+    let mut len = 0;
+    while len < head.len() {
+        let n = file.read(&mut head[len..]).map_err(io_error(path))?;
+        if n == 0 {
+            break;
+        }
+        len += n;
+    }
+    let (name, _) = decode_header(&head[..len], path)?;
+    Ok(name)
+}
+
+/// The game name of a dataset's header and the offset of its first frame.
+fn decode_header(bytes: &[u8], path: &Path) -> Result<(String, usize), DatasetError> {
+    let not_dataset = || DatasetError::NotADataset {
+        path: path.to_path_buf(),
+    };
+    if bytes.len() < 14 || bytes[..8] != MAGIC {
+        return Err(not_dataset());
+    }
+    let version = u16::from_le_bytes([bytes[8], bytes[9]]);
+    if version != FORMAT_VERSION {
+        return Err(DatasetError::UnknownVersion {
+            path: path.to_path_buf(),
+            found: version,
+        });
+    }
+    let name_len = u32::from_le_bytes([bytes[10], bytes[11], bytes[12], bytes[13]]) as usize;
+    if name_len > MAX_NAME_BYTES || bytes.len() < 14 + name_len {
+        return Err(not_dataset());
+    }
+    let game = std::str::from_utf8(&bytes[14..14 + name_len])
+        .map_err(|_| not_dataset())?
+        .to_string();
+    Ok((game, 14 + name_len))
+}
+
+impl<G: Game> Dataset<G> {
+    /// Reads and checks a dataset of game `G`, of variant `expect_game` when given (the
+    /// exact name, e.g. `kalah:6:4`); a dataset of another game is an error.
+    pub fn read(path: &Path, expect_game: Option<&str>) -> Result<Dataset<G>, DatasetError> {
         let file = File::open(path).map_err(io_error(path))?;
         let size = file.metadata().map_err(io_error(path))?.len();
         if size > MAX_DATASET_BYTES {
@@ -358,34 +395,14 @@ impl Dataset {
         bytes: &[u8],
         path: &Path,
         expect_game: Option<&str>,
-    ) -> Result<Dataset, DatasetError> {
-        let not_dataset = || DatasetError::NotADataset {
-            path: path.to_path_buf(),
-        };
-        if bytes.len() < 14 || bytes[..8] != MAGIC {
-            return Err(not_dataset());
-        }
-        let version = u16::from_le_bytes([bytes[8], bytes[9]]);
-        if version != FORMAT_VERSION {
-            return Err(DatasetError::UnknownVersion {
-                path: path.to_path_buf(),
-                found: version,
-            });
-        }
-        let name_len = u32::from_le_bytes([bytes[10], bytes[11], bytes[12], bytes[13]]) as usize;
-        if name_len > MAX_NAME_BYTES || bytes.len() < 14 + name_len {
-            return Err(not_dataset());
-        }
-        let game = std::str::from_utf8(&bytes[14..14 + name_len])
-            .map_err(|_| not_dataset())?
-            .to_string();
-        if let Some(expected) = expect_game
-            && game != expected
-        {
+    ) -> Result<Dataset<G>, DatasetError> {
+        let (game, first_frame) = decode_header(bytes, path)?;
+        let family = game.split(':').next().unwrap_or("");
+        if family != G::NAME || expect_game.is_some_and(|expected| game != expected) {
             return Err(DatasetError::WrongGame {
                 path: path.to_path_buf(),
                 found: game,
-                expected: expected.to_string(),
+                expected: expect_game.unwrap_or(G::NAME).to_string(),
             });
         }
         let mut dataset = Dataset {
@@ -393,7 +410,7 @@ impl Dataset {
             games: Vec::new(),
             warning: None,
         };
-        let mut offset = 14 + name_len;
+        let mut offset = first_frame;
         let mut frame_number = 0;
         while offset < bytes.len() {
             frame_number += 1;
@@ -437,7 +454,7 @@ impl Dataset {
                 return Err(corrupt("checksum mismatch".to_string()));
             }
             let config = bincode::config::standard().with_limit::<MAX_FRAME_BYTES>();
-            let (frame, used): (GameFrame, usize) =
+            let (frame, used): (GameFrame<G>, usize) =
                 bincode::serde::decode_from_slice(payload, config)
                     .map_err(|e| corrupt(format!("does not decode: {e}")))?;
             if used != payload.len() {
@@ -458,7 +475,7 @@ impl Dataset {
     pub fn write_sorted(
         path: &Path,
         game: &str,
-        games: &[DatasetGame],
+        games: &[DatasetGame<G>],
     ) -> Result<(), DatasetError> {
         let mut frames: Vec<(u64, Vec<u8>)> = games
             .iter()

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::game::GameSpec;
 use crate::search::{Limits, MAX_PLY};
 
 /// Longest configuration file read.
@@ -37,7 +38,8 @@ impl LearnerKind {
 pub struct TrainConfig {
     /// `samuel`, `glem` or `td`.
     pub learner: LearnerKind,
-    /// The game; only `brazilian` for now.
+    /// The game: `brazilian` (default), `kalah`, or a Kalah variant such as
+    /// `kalah:6:4:empty-capture`.
     #[serde(default = "default_game")]
     pub game: String,
     /// Seed of every random choice of the run.
@@ -111,7 +113,8 @@ pub struct SelfPlaySettings {
     /// An openings file (a FEN per line, or .pdn) instead of random plies.
     #[serde(default)]
     pub openings: Option<PathBuf>,
-    /// Softmax exploration temperature in men for the first `temperature_plies` plies.
+    /// Softmax exploration temperature in units of 100 centi-units (a man, a stone) for the
+    /// first `temperature_plies` plies.
     #[serde(default)]
     pub temperature: Option<f64>,
     #[serde(default = "default_temperature_plies")]
@@ -172,7 +175,8 @@ impl SelfPlaySettings {
     }
 }
 
-/// Evaluation matches against the material evaluator: every `every` iterations (and after
+/// Evaluation matches against the game's baseline evaluator (draughts `material`, Kalah
+/// `stores`): every `every` iterations (and after
 /// the last), `games` games (pairs of openings) at `depth`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -382,8 +386,8 @@ impl TrainConfig {
         let fail = |key: &str, allowed: &str, got: String| {
             Err(ConfigError(format!("{key}: {allowed} (got {got})")))
         };
-        if self.game != "brazilian" {
-            return fail("game", "must be \"brazilian\"", format!("{:?}", self.game));
+        if let Err(e) = GameSpec::parse(&self.game) {
+            return fail("game", &e, format!("{:?}", self.game));
         }
         if self.model.file_stem().is_none() {
             return fail(
@@ -531,6 +535,11 @@ impl TrainConfig {
             return fail("td.lambda", "must be in 0..=1", t.lambda.to_string());
         }
         Ok(())
+    }
+
+    /// The game the configuration trains (checked when it was read).
+    pub fn game_spec(&self) -> GameSpec {
+        GameSpec::parse(&self.game).unwrap_or_default()
     }
 
     /// A file beside the model: `models/NAME.bin` → `models/NAME.<suffix>`.

@@ -1,59 +1,21 @@
-//! GLEM: configurations of square contents mined from self-play positions, compiled to
-//! per-region lookup tables, fitted by gradient descent (seed 5.3).
+//! GLEM's training half (seed 5.3): configurations mined from self-play positions
+//! ([`mine`], the seed's GenConf within regions), samples labelled from games
+//! ([`samples_from_games`]), and the weights fitted by gradient descent
+//! ([`GlemModel::fit`]). The model, its checks and the compiled evaluator are run-time
+//! code, in [`crate::eval::glem`]; this module only adds training to them, for any game
+//! with GLEM atoms ([`Atoms`]).
 //!
-//! # Model
-//!
-//! - **Atomic features**: the content of each of the 32 squares, seen from the side to
-//!   move on the board turned so that it plays up ([`Checkers::relative_masks`]): `2` own
-//!   king, `1` own man, `0` empty, `−1` opponent's man, `−2` opponent's king (the
-//!   seed's values). One set of weights serves both colours, and a position evaluates
-//!   the same as its colour-swapped mirror.
-//! - **Regions** ([`Region`], [`default_regions`]): sets of at most 8 squares. Atoms
-//!   combine only within a region, which keeps mining tractable and lets each region be
-//!   compiled to one lookup table.
-//! - **Configurations** ([`Configuration`]): a set of (square, value) atoms of one
-//!   region, active when every atom holds. [`mine`] finds all configurations active in at
-//!   least `n` training positions (the seed's GenConf, listing 5.1, level by level).
-//! - **Phases** ([`Phases`]): weights per game phase, chosen by the total number of
-//!   pieces on the board.
-//! - **Value**: `eval(S) = g(x)`, `x = Σ wᵢ·[cᵢ active in S]` with the weights of the
-//!   position's phase and `g` the logistic function; `g(x)` predicts the result (1 win,
-//!   ½ draw, 0 loss) for the side to move. [`GlemModel::fit`] minimises the mean squared
-//!   error of `g(x)` against sample targets ([`samples_from_games`]) by steepest descent.
-//! - **Search value**: search needs the logit, not the probability (`g` is monotone, so
-//!   move choice is the same, and logits add up like material): [`Glem`] returns
-//!   `round(x · scale)` centi-units clamped to ±[`EVAL_LIMIT`], `scale` =
-//!   [`GlemModel::scale`] (default [`DEFAULT_SCALE`] = 150 centi-units per logit unit,
-//!   which puts a man at about 100: fitted models value a man at 0.6–0.75 logit units).
-//!
-//! # Compiled evaluator
-//!
-//! For each phase and region, [`GlemModel::compile`] builds a table indexed by the
-//! region's contents holding the sum of the weights of all the region's configurations
-//! active for those contents, so an evaluation is one table read per region plus the
-//! index computation, whatever the number of configurations. Indices are mixed radix:
-//! base 5 per square, except base 4 on the two crowning rows (squares 1–4 never hold a
-//! man of the side to move, squares 29–32 never hold an opponent's man). Entries are
-//! 16-bit integers in quarter centi-units. The index is computed from the four relative
-//! masks, one row of per-region index contributions added per piece.
-//!
-//! # Measurements
+//! # Measurements (Brazilian draughts)
 //!
 //! Data: `evalearn selfplay --eval material --games 2000 --depth 4 --random-plies 8
 //! --temperature 0.3`, 2,000 games, 123,947 positions, 94,074 samples (quiet with a
 //! legal move); a 20,000-game run (seed 2) for the larger numbers. 2 cores.
 //!
-//! - Mining with [`default_regions`], at most 4 atoms: support 20 → 100,707
+//! - Mining with the default regions, at most 4 atoms: support 20 → 100,707
 //!   configurations, 50 ([`DEFAULT_MIN_SUPPORT`]) → 75,517, 100 → 61,721, 200 → 52,781;
 //!   support 50 with at most 3 atoms → 25,422, 5 → 143,855, 8 → 225,654. About 1 s
 //!   (4 atoms; 14 s for 8); 943,344 samples: support 500 → 75,713 (10 s). Mining took
 //!   the positions of the samples.
-//! - Tables: 3,648,125 entries a phase, 7.3 MB; 29.2 MB for the 4 default phases.
-//!   Compiling takes under 0.1 s a phase.
-//! - Evaluation: about 40 ns a call (release, cache-warm); inside alpha-beta 7.2M
-//!   nodes/s against 8.9M with the material evaluator.
-//! - Model file: 1.9 MB (75,517 configurations, 4 phases); decoding, validating and
-//!   compiling it takes 0.3 s.
 //! - Fitting with [`FitParams::default`] (100 epochs) on the 94,074 samples: about 9 s;
 //!   loss 0.095 → 0.0093 (targets blended with search weight 0.7). Against the
 //!   material evaluator (1,000 game pairs at depth 4, 400 at depth 6, from 6-ply random
@@ -62,41 +24,21 @@
 //!   20,000 games (support 500, 33 s): +263 and +271 Elo; outcome-only +188 and +204.
 
 use std::collections::{HashMap, HashSet};
-use std::fmt;
-use std::sync::Arc;
+use std::path::Path;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::eval::{EVAL_LIMIT, Evaluator};
+use super::train::{Iteration, IterationReport, Learner, Stage};
+use crate::eval::EvalGame;
+use crate::eval::glem::{
+    self, Atom, Atoms, Configuration, DEFAULT_SCALE, Glem, GlemModel, MAX_REGION_SQUARES,
+    MAX_REGIONS, MAX_SLOTS, Region, logistic,
+};
+use crate::eval::spec::AnyEvaluator;
 use crate::game::Game;
-use crate::game::checkers::Checkers;
-use crate::io::dataset::DatasetGame;
-
-/// The evaluator kind written in model files.
-pub const KIND: &str = "glem";
-
-/// Identifier of the atomic features this build computes: square contents relative to
-/// the side to move (values −2..2), the board turned for Black.
-pub const FEATURE_SET_ID: &str = "glem-squares-v1";
-
-/// Most squares in one region (5⁸ = 390,625 table entries).
-pub const MAX_REGION_SQUARES: usize = 8;
-/// Most regions in a model.
-pub const MAX_REGIONS: usize = 64;
-/// Most phases in a model (one per possible piece count at most).
-pub const MAX_PHASES: usize = 25;
-/// Most configurations in a model.
-pub const MAX_CONFIGURATIONS: usize = 4_000_000;
-/// Most compiled table entries (all phases and regions together, 2 bytes each).
-pub const MAX_TABLE_ENTRIES: usize = 1 << 26;
-/// Most pieces on the board (12 a side).
-pub const MAX_PIECES: u32 = 24;
-
-/// Centi-units per logit unit of a new model's evaluator. In self-play of the material
-/// evaluator one extra man moves the result as much as 0.64 logit units, and fitted
-/// models value a man at 0.6–0.75, so a man comes out at about 100 centi-units.
-pub const DEFAULT_SCALE: f32 = 150.0;
+use crate::io::dataset::{DatasetGame, GameFrame};
+use crate::io::model::{ModelError, ModelHeader, save_model};
 
 /// Centi-units per logit unit used to turn search scores into targets in
 /// [`samples_from_games`] (score `s` becomes `g(s / SEARCH_SCALE)`). Equal to
@@ -105,267 +47,16 @@ pub const DEFAULT_SCALE: f32 = 150.0;
 pub const SEARCH_SCALE: f32 = DEFAULT_SCALE;
 
 /// A sensible default for the seed's `n` (see [`mine`]): on the 94,074 samples of 2,000
-/// self-play games, [`default_regions`] and at most 4 atoms give 75,517 configurations
+/// self-play games, the draughts default regions and at most 4 atoms give 75,517 configurations
 /// (support 20 → 100,707, 100 → 61,721, 200 → 52,781). Scale it with the data (e.g. 500
 /// for 20,000 games: 75,713 configurations).
 pub const DEFAULT_MIN_SUPPORT: usize = 50;
 /// A sensible default for the largest configuration.
 pub const DEFAULT_MAX_ATOMS: usize = 4;
 
-/// Table entries per centi-unit.
-const TABLE_UNIT: f64 = 4.0;
-
-/// Atom values (the seed's square contents).
-pub const OWN_KING: i8 = 2;
-pub const OWN_MAN: i8 = 1;
-pub const EMPTY: i8 = 0;
-pub const OPPONENT_MAN: i8 = -1;
-pub const OPPONENT_KING: i8 = -2;
-
-// ---------------------------------------------------------------------------------------
-// Atoms and square contents
-// ---------------------------------------------------------------------------------------
-
-/// One atomic feature with its required value: square `square` (PDN number 1..32 on the
-/// board turned for the side to move) holds `value` (−2..2, see [`OWN_KING`] …).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct Atom {
-    pub square: u8,
-    pub value: i8,
-}
-
-impl Atom {
-    pub const fn new(square: u8, value: i8) -> Atom {
-        Atom { square, value }
-    }
-}
-
-/// Internal digit of a value: `value mod 5` (0 empty, 1 own man, 2 own king,
-/// 3 opponent's king, 4 opponent's man), so that a region index is a sum of masks.
-#[inline(always)]
-const fn digit_of(value: i8) -> u8 {
-    value.rem_euclid(5) as u8
-}
-
-/// The value of an internal digit (inverse of [`digit_of`]).
-const fn value_of(digit: u8) -> i8 {
-    match digit {
-        0 => EMPTY,
-        1 => OWN_MAN,
-        2 => OWN_KING,
-        3 => OPPONENT_KING,
-        _ => OPPONENT_MAN,
-    }
-}
-
-/// `SPREAD[b]` has byte `k` equal to bit `k` of `b`.
-const SPREAD: [u64; 256] = {
-    let mut table = [0u64; 256];
-    let mut b = 0;
-    while b < 256 {
-        let mut k = 0;
-        while k < 8 {
-            if b & (1 << k) != 0 {
-                table[b] |= 1 << (8 * k);
-            }
-            k += 1;
-        }
-        b += 1;
-    }
-    table
-};
-
-/// The digit of every square (index `n − 1` for square `n`) from the relative masks.
-#[inline(always)]
-fn digits_of_masks(masks: &[u32; 4]) -> [u8; 32] {
-    let mut out = [0u8; 32];
-    for (b, chunk) in out.chunks_exact_mut(8).enumerate() {
-        let byte = |m: u32| SPREAD[((m >> (8 * b)) & 0xFF) as usize];
-        let word = byte(masks[0]) + 2 * byte(masks[1]) + 4 * byte(masks[2]) + 3 * byte(masks[3]);
-        chunk.copy_from_slice(&word.to_le_bytes());
-    }
-    out
-}
-
-/// The digit of every square of `pos`, from the side to move's view.
-#[inline]
-fn digits_of(pos: &Checkers) -> [u8; 32] {
-    digits_of_masks(&pos.relative_masks())
-}
-
-/// The atomic features of `pos`: the value of every square (index `n − 1` for square
-/// `n`) from the side to move's view, the board turned for Black.
-pub fn square_values(pos: &Checkers) -> [i8; 32] {
-    digits_of(pos).map(value_of)
-}
-
-/// Total number of pieces on the board.
-#[inline(always)]
-fn piece_count(pos: &Checkers) -> u32 {
-    let m = pos.relative_masks();
-    (m[0] | m[1] | m[2] | m[3]).count_ones()
-}
-
-/// True if no legal position has `digit` on `square` (own men on squares 1–4, the side
-/// to move's crowning row; opponent's men on 29–32).
-const fn impossible(square: u8, digit: u8) -> bool {
-    (square <= 4 && digit == 1) || (square >= 29 && digit == 4)
-}
-
-/// Number of contents a square can have in a table index (4 on the crowning rows).
-const fn radix(square: u8) -> u32 {
-    if square <= 4 || square >= 29 { 4 } else { 5 }
-}
-
-/// A square's digit in table-index form: on squares 1–4 the impossible own man is
-/// dropped (0, 2, 3, 4 become 0, 1, 2, 3); on 29–32 the digits are already 0..3.
-#[inline(always)]
-const fn compact_digit(square: u8, digit: u8) -> u8 {
-    if square <= 4 {
-        digit.saturating_sub(1)
-    } else if square >= 29 {
-        if digit > 3 { 3 } else { digit }
-    } else {
-        digit
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// Regions
-// ---------------------------------------------------------------------------------------
-
-/// A set of squares (PDN numbers on the board turned for the side to move: the side to
-/// move's men start on 21–32 and crown on 1–4). Atoms combine into configurations only
-/// within a region.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Region {
-    pub name: String,
-    pub squares: Vec<u8>,
-}
-
-impl Region {
-    pub fn new(name: &str, squares: &[u8]) -> Region {
-        Region {
-            name: name.to_string(),
-            squares: squares.to_vec(),
-        }
-    }
-
-    /// Entries of the region's compiled table per phase (the product of the squares'
-    /// radices: 5, or 4 on the crowning rows).
-    pub fn table_len(&self) -> usize {
-        self.squares.iter().map(|&s| radix(s) as usize).product()
-    }
-
-    /// Checks 1..=8 distinct squares in 1..=32 and a non-empty name.
-    pub fn validate(&self) -> Result<(), String> {
-        if self.name.is_empty() || self.name.len() > 64 {
-            return Err(format!("region name '{}' is empty or too long", self.name));
-        }
-        if self.squares.is_empty() || self.squares.len() > MAX_REGION_SQUARES {
-            return Err(format!(
-                "region '{}' has {} squares (1..={MAX_REGION_SQUARES} allowed)",
-                self.name,
-                self.squares.len()
-            ));
-        }
-        let mut seen = 0u32;
-        for &s in &self.squares {
-            if !(1..=32).contains(&s) {
-                return Err(format!("region '{}': square {s} is not 1..32", self.name));
-            }
-            if seen & (1 << (s - 1)) != 0 {
-                return Err(format!("region '{}': square {s} twice", self.name));
-            }
-            seen |= 1 << (s - 1);
-        }
-        Ok(())
-    }
-}
-
-/// The default regions (squares on the board turned for the side to move, which plays
-/// up: its back rank is 29–32, its crowning row 1–4):
-///
-/// - the 7 pairs of adjacent rows (`rows 1-2` = 25..32 … `rows 7-8` = 1..8): formations
-///   across the board — the back rank guard, the front line, breakthroughs;
-/// - the 4 pairs of adjacent files (`files a-b` = 1,5,9,…,29 …): chains and columns along
-///   the board, the edges (files a and h), runaway men;
-/// - the long diagonal a1–h8 (the "grande diagonal", which decides many king endings)
-///   and the two diagonals of the double corners (b8–h2, a7–g1).
-///
-/// Every square is in 4–5 regions, so every pair of squares in the same row pair, file
-/// pair or diagonal can interact. 14 regions, 3,648,125 table entries a phase (7.3 MB as
-/// 16-bit entries; 29 MB for the 4 default phases).
-pub fn default_regions() -> Vec<Region> {
-    let mut regions = Vec::new();
-    for r in 0..7u8 {
-        // Row 1 (squares 29..32) is the side to move's back rank.
-        let low_row = r + 1;
-        let first = 33 - 4 * (low_row + 1);
-        let squares: Vec<u8> = (first..first + 8).collect();
-        regions.push(Region::new(
-            &format!("rows {}-{}", low_row, low_row + 1),
-            &squares,
-        ));
-    }
-    for (name, residue) in [
-        ("files a-b", 1u8),
-        ("files c-d", 2),
-        ("files e-f", 3),
-        ("files g-h", 0),
-    ] {
-        let squares: Vec<u8> = (1..=32).filter(|s| s % 4 == residue % 4).collect();
-        regions.push(Region::new(name, &squares));
-    }
-    regions.push(Region::new(
-        "diagonal a1-h8",
-        &[29, 25, 22, 18, 15, 11, 8, 4],
-    ));
-    regions.push(Region::new("diagonal b8-h2", &[1, 6, 10, 15, 19, 24, 28]));
-    regions.push(Region::new("diagonal a7-g1", &[5, 9, 14, 18, 23, 27, 32]));
-    regions
-}
-
-// ---------------------------------------------------------------------------------------
-// Configurations and mining
-// ---------------------------------------------------------------------------------------
-
-/// A configuration: atoms of one region (index into the model's regions), sorted by
-/// square, each square at most once. Active in a position when every atom holds.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct Configuration {
-    pub region: u16,
-    pub atoms: Vec<Atom>,
-}
-
-impl Configuration {
-    /// True if every atom holds in `values` (from [`square_values`]).
-    pub fn is_active(&self, values: &[i8; 32]) -> bool {
-        self.atoms
-            .iter()
-            .all(|a| (1..=32).contains(&a.square) && values[a.square as usize - 1] == a.value)
-    }
-
-    /// The configuration in words, e.g. `rows 1-2: 29=1 30=0`.
-    pub fn describe(&self, regions: &[Region]) -> String {
-        let name = regions
-            .get(self.region as usize)
-            .map_or("?", |r| r.name.as_str());
-        let atoms: Vec<String> = self
-            .atoms
-            .iter()
-            .map(|a| format!("{}={}", a.square, a.value))
-            .collect();
-        format!("{name}: {}", atoms.join(" "))
-    }
-}
-
 /// A configuration of one region as (region position, digit) pairs, positions
 /// increasing.
 type AtomPath = Vec<(u8, u8)>;
-
-/// A configuration of one region as (region position, compact digit) pairs.
-type Pattern = Vec<(usize, u8)>;
 
 /// Sentinel: no child / no configuration.
 const NONE: u32 = u32::MAX;
@@ -373,7 +64,7 @@ const NONE: u32 = u32::MAX;
 /// A region's contents as a slot mask: bit `5j + d` for digit `d` on region position
 /// `j` (at most 40 bits).
 #[inline(always)]
-fn content_mask(digits: &[u8; 32], squares: &[u8]) -> u64 {
+fn content_mask(digits: &[u8; MAX_SLOTS], squares: &[u8]) -> u64 {
     let mut mask = 0u64;
     for (j, &s) in squares.iter().enumerate() {
         mask |= 1 << (5 * j + digits[s as usize - 1] as usize);
@@ -534,7 +225,12 @@ const CHUNK: usize = 4096;
 /// level-`l + 1` candidate is a frequent level-`l` configuration plus one frequent atom
 /// on a later square; every frequent configuration is found this way because all its
 /// subsets are frequent.
-fn mine_region(digits: &[[u8; 32]], squares: &[u8], n: usize, max_atoms: usize) -> Vec<AtomPath> {
+fn mine_region(
+    digits: &[[u8; MAX_SLOTS]],
+    squares: &[u8],
+    n: usize,
+    max_atoms: usize,
+) -> Vec<AtomPath> {
     let k = squares.len();
     let mut found: Vec<AtomPath> = Vec::new();
     if max_atoms == 0 {
@@ -658,21 +354,21 @@ fn add_counts<T: std::ops::AddAssign + Copy>(mut a: Vec<T>, b: Vec<T>) -> Vec<T>
 ///
 /// If a region is invalid ([`Region::validate`]) or there are more than
 /// [`MAX_REGIONS`] regions.
-pub fn mine(
-    positions: &[Checkers],
+pub fn mine<G: Atoms>(
+    positions: &[G],
     regions: &[Region],
     min_support: usize,
     max_atoms: usize,
 ) -> Vec<Configuration> {
     assert!(regions.len() <= MAX_REGIONS, "too many regions");
     for region in regions {
-        if let Err(e) = region.validate() {
+        if let Err(e) = region.validate::<G>() {
             panic!("mine: {e}");
         }
     }
     let n = min_support.max(1);
     let max_atoms = max_atoms.min(MAX_REGION_SQUARES);
-    let digits: Vec<[u8; 32]> = positions.par_iter().map(digits_of).collect();
+    let digits: Vec<[u8; MAX_SLOTS]> = positions.par_iter().map(G::atom_digits).collect();
     let per_region: Vec<Vec<AtomPath>> = regions
         .iter()
         .map(|r| mine_region(&digits, &r.squares, n, max_atoms))
@@ -685,7 +381,7 @@ pub fn mine(
             .map(|path| {
                 let mut atoms: Vec<Atom> = path
                     .iter()
-                    .map(|&(j, d)| Atom::new(region.squares[j as usize], value_of(d)))
+                    .map(|&(j, d)| Atom::new(region.squares[j as usize], G::atom_value(d)))
                     .collect();
                 atoms.sort();
                 Configuration {
@@ -705,101 +401,15 @@ pub fn mine(
 }
 
 // ---------------------------------------------------------------------------------------
-// Phases
-// ---------------------------------------------------------------------------------------
-
-/// Game phases by the total number of pieces on the board: phase `i` covers the counts
-/// from `starts[i]` up to `starts[i + 1] − 1` (the last up to 24). `starts[0]` is 0 and
-/// the starts increase strictly.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Phases {
-    pub starts: Vec<u8>,
-}
-
-impl Default for Phases {
-    /// Four phases: 0–5 pieces (king endings), 6–10, 11–15, 16–24. Each holds about a
-    /// quarter of the samples of self-play games (depth-4 material self-play: 26%, 25%,
-    /// 22%, 27%; long king endings make small counts common).
-    ///
-    /// Measured against the material evaluator, 1, 2 and 4 phases play equally well
-    /// (within ±15 Elo, with 94k or 943k samples) when the phases are coupled
-    /// ([`FitParams::phase_l2`]); 4 phases give the lowest validation loss. Uncoupled,
-    /// 4 phases lose about 30 Elo to 1: each phase sees a quarter of the data.
-    fn default() -> Self {
-        Phases {
-            starts: vec![0, 6, 11, 16],
-        }
-    }
-}
-
-impl Phases {
-    /// A single phase: the same weights for the whole game.
-    pub fn single() -> Phases {
-        Phases { starts: vec![0] }
-    }
-
-    pub fn count(&self) -> usize {
-        self.starts.len()
-    }
-
-    /// The phase of a position with `pieces` pieces on the board.
-    pub fn phase_of(&self, pieces: u32) -> usize {
-        self.starts
-            .iter()
-            .rposition(|&s| pieces >= s as u32)
-            .unwrap_or(0)
-    }
-
-    /// The phase of a position.
-    pub fn phase_of_position(&self, pos: &Checkers) -> usize {
-        self.phase_of(piece_count(pos))
-    }
-
-    pub fn validate(&self) -> Result<(), String> {
-        if self.starts.is_empty() || self.starts.len() > MAX_PHASES {
-            return Err(format!(
-                "{} phases (1..={MAX_PHASES} allowed)",
-                self.starts.len()
-            ));
-        }
-        if self.starts[0] != 0 {
-            return Err("the first phase must start at 0 pieces".to_string());
-        }
-        if self.starts.windows(2).any(|w| w[0] >= w[1]) || self.starts.iter().any(|&s| s > 24) {
-            return Err(format!(
-                "phase starts {:?} must increase strictly and be at most 24",
-                self.starts
-            ));
-        }
-        Ok(())
-    }
-
-    /// Phase of each piece count 0..=24.
-    fn table(&self) -> [u8; MAX_PIECES as usize + 1] {
-        let mut t = [0u8; MAX_PIECES as usize + 1];
-        for (pieces, p) in t.iter_mut().enumerate() {
-            *p = self.phase_of(pieces as u32) as u8;
-        }
-        t
-    }
-}
-
-// ---------------------------------------------------------------------------------------
 // Samples
 // ---------------------------------------------------------------------------------------
 
 /// A training position with its target: the expected result for the side to move
 /// (1 win, ½ draw, 0 loss), in [0, 1].
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Sample {
-    pub position: Checkers,
+pub struct Sample<G> {
+    pub position: G,
     pub target: f32,
-}
-
-/// The logistic function `1 / (1 + e^−x)`.
-#[inline]
-pub fn logistic(x: f64) -> f64 {
-    1.0 / (1.0 + (-x).exp())
 }
 
 /// Labels every quiet position (no capture pending, since search evaluates only those)
@@ -808,13 +418,13 @@ pub fn logistic(x: f64) -> f64 {
 /// `target = (1 − w)·result + w·g(score / SEARCH_SCALE)` ([`SEARCH_SCALE`]). `w` is
 /// clamped to [0, 1] (NaN counts as 0); the game's last position has no score and gets
 /// the result alone.
-pub fn samples_from_games(games: &[DatasetGame], search_weight: f32) -> Vec<Sample> {
+pub fn samples_from_games<G: Game>(games: &[DatasetGame<G>], search_weight: f32) -> Vec<Sample<G>> {
     let w = if search_weight.is_nan() {
         0.0
     } else {
         search_weight.clamp(0.0, 1.0)
     };
-    let per_game: Vec<Vec<Sample>> = games
+    let per_game: Vec<Vec<Sample<G>>> = games
         .par_iter()
         .map(|game| {
             let mut out = Vec::with_capacity(game.positions.len());
@@ -910,36 +520,7 @@ pub struct FitReport {
     /// step is taken back, the momentum dropped and the learning rate halved.
     pub rate_halvings: usize,
 }
-
-/// The model-file payload of a GLEM evaluator: regions, configurations, phases, and one
-/// weight per phase and configuration.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-pub struct GlemModel {
-    /// Feature-set identifier ([`FEATURE_SET_ID`]).
-    pub features: String,
-    pub regions: Vec<Region>,
-    pub configurations: Vec<Configuration>,
-    pub phases: Phases,
-    /// Centi-units per logit unit in the compiled evaluator ([`DEFAULT_SCALE`]).
-    pub scale: f32,
-    /// `weights[phase][configuration]`, in logit units.
-    pub weights: Vec<Vec<f32>>,
-}
-
 impl GlemModel {
-    /// A model with all weights zero (evaluates every position as 0).
-    pub fn new(regions: Vec<Region>, configurations: Vec<Configuration>, phases: Phases) -> Self {
-        let weights = vec![vec![0.0; configurations.len()]; phases.count()];
-        GlemModel {
-            features: FEATURE_SET_ID.to_string(),
-            regions,
-            configurations,
-            phases,
-            scale: DEFAULT_SCALE,
-            weights,
-        }
-    }
-
     /// The same model over the configurations `new`: configurations present in both keep
     /// their weights (for every phase), new ones start at zero. Use it after re-mining,
     /// so what was learned is kept.
@@ -969,113 +550,8 @@ impl GlemModel {
         }
     }
 
-    /// Checks everything a loaded payload must satisfy before use: the feature set,
-    /// regions, phases, configurations (region index, 1..=8 atoms in the region, sorted,
-    /// each square once, values −2..2, no duplicates), the weight matrix's shape, finite
-    /// weights and scale, and the compiled tables' size.
-    pub fn validate(&self) -> Result<(), String> {
-        if self.features != FEATURE_SET_ID {
-            return Err(format!(
-                "model for feature set '{}', this build computes '{FEATURE_SET_ID}'",
-                self.features
-            ));
-        }
-        if self.regions.is_empty() || self.regions.len() > MAX_REGIONS {
-            return Err(format!(
-                "{} regions (1..={MAX_REGIONS} allowed)",
-                self.regions.len()
-            ));
-        }
-        for region in &self.regions {
-            region.validate()?;
-        }
-        self.phases.validate()?;
-        let entries: usize =
-            self.regions.iter().map(Region::table_len).sum::<usize>() * self.phases.count();
-        if entries > MAX_TABLE_ENTRIES {
-            return Err(format!(
-                "compiled tables would have {entries} entries (at most {MAX_TABLE_ENTRIES})"
-            ));
-        }
-        if self.configurations.len() > MAX_CONFIGURATIONS {
-            return Err(format!(
-                "{} configurations (at most {MAX_CONFIGURATIONS})",
-                self.configurations.len()
-            ));
-        }
-        let mut seen = HashSet::with_capacity(self.configurations.len());
-        for (i, c) in self.configurations.iter().enumerate() {
-            let Some(region) = self.regions.get(c.region as usize) else {
-                return Err(format!("configuration {i}: no region {}", c.region));
-            };
-            if c.atoms.is_empty() || c.atoms.len() > MAX_REGION_SQUARES {
-                return Err(format!("configuration {i}: {} atoms", c.atoms.len()));
-            }
-            for a in &c.atoms {
-                if !region.squares.contains(&a.square) {
-                    return Err(format!(
-                        "configuration {i}: square {} is not in region '{}'",
-                        a.square, region.name
-                    ));
-                }
-                if !(-2..=2).contains(&a.value) {
-                    return Err(format!("configuration {i}: value {} is not -2..2", a.value));
-                }
-            }
-            if c.atoms.windows(2).any(|w| w[0].square >= w[1].square) {
-                return Err(format!(
-                    "configuration {i}: atoms not sorted by square or a square twice"
-                ));
-            }
-            if !seen.insert(c) {
-                return Err(format!("configuration {i} appears twice"));
-            }
-        }
-        if self.weights.len() != self.phases.count() {
-            return Err(format!(
-                "{} weight rows for {} phases",
-                self.weights.len(),
-                self.phases.count()
-            ));
-        }
-        for (p, row) in self.weights.iter().enumerate() {
-            if row.len() != self.configurations.len() {
-                return Err(format!(
-                    "phase {p}: {} weights for {} configurations",
-                    row.len(),
-                    self.configurations.len()
-                ));
-            }
-            if let Some(i) = row.iter().position(|w| !w.is_finite()) {
-                return Err(format!("phase {p}: weight {i} ({}) is not finite", row[i]));
-            }
-        }
-        if !self.scale.is_finite() || self.scale <= 0.0 || self.scale > 1e6 {
-            return Err(format!("scale {} is not a positive number", self.scale));
-        }
-        Ok(())
-    }
-
-    /// The pre-logistic sum `x` for `pos`, straight from the definition (every
-    /// configuration checked): slow, for tests and analysis.
-    pub fn logit(&self, pos: &Checkers) -> f64 {
-        let values = square_values(pos);
-        let row = &self.weights[self.phases.phase_of_position(pos)];
-        self.configurations
-            .iter()
-            .zip(row)
-            .filter(|(c, _)| c.is_active(&values))
-            .map(|(_, &w)| w as f64)
-            .sum()
-    }
-
-    /// The model's prediction `g(x)` of the result for the side to move.
-    pub fn predict(&self, pos: &Checkers) -> f64 {
-        logistic(self.logit(pos))
-    }
-
     /// Mean squared error `1/n Σ (target − g(x))²` over the samples (0 if none).
-    pub fn loss(&self, samples: &[Sample]) -> f64 {
+    pub fn loss<G: Atoms>(&self, samples: &[Sample<G>]) -> f64 {
         if samples.is_empty() {
             return 0.0;
         }
@@ -1098,14 +574,14 @@ impl GlemModel {
     /// region), each over its samples in order. An epoch that raises the loss by more
     /// than 5% is undone and the learning rate halved. Reports the mean squared error
     /// (without the penalties) before, after, and after each epoch.
-    pub fn fit(&mut self, samples: &[Sample], params: &FitParams) -> FitReport {
+    pub fn fit<G: Atoms>(&mut self, samples: &[Sample<G>], params: &FitParams) -> FitReport {
         self.fit_with_progress(samples, params, &mut |_| {})
     }
 
     /// [`GlemModel::fit`], calling `on_epoch` with the number of epochs done after each.
-    pub fn fit_with_progress(
+    pub fn fit_with_progress<G: Atoms>(
         &mut self,
-        samples: &[Sample],
+        samples: &[Sample<G>],
         params: &FitParams,
         on_epoch: &mut dyn FnMut(usize),
     ) -> FitReport {
@@ -1221,9 +697,9 @@ impl GlemModel {
         report
     }
 
-    /// Sets [`GlemModel::scale`] so that a man is worth about 100 centi-units: the
-    /// least-squares slope `b` of the logit against the material balance in men (a king
-    /// counting 3, as in the material evaluator) over the positions, then
+    /// Sets [`GlemModel::scale`] so that a unit of material ([`Atoms::material`]: a man,
+    /// a stone) is worth about 100 centi-units: the least-squares slope `b` of the logit
+    /// against the material balance over the positions, then
     /// `scale = 100 / b`. Leaves the scale unchanged if the slope is not positive (no
     /// material imbalance in the positions, or an untrained model). Returns the scale.
     ///
@@ -1231,15 +707,12 @@ impl GlemModel {
     /// models measure 130–190). When training on the model's own games with a search
     /// weight, keep `scale` = [`SEARCH_SCALE`] so the search scores in the targets
     /// mean the same logits as the model's values.
-    pub fn calibrate_scale(&mut self, positions: &[Checkers]) -> f32 {
+    pub fn calibrate_scale<G: Atoms>(&mut self, positions: &[G]) -> f32 {
         let fitter = Fitter::new_positions(self, positions);
         let x = fitter.logits(&fitter.local_weights(self));
         let (mut sxy, mut sxx) = (0.0, 0.0);
         for (pos, x) in positions.iter().zip(x) {
-            let m = pos.relative_masks();
-            let material = m[0].count_ones() as f64 + 3.0 * m[1].count_ones() as f64
-                - m[2].count_ones() as f64
-                - 3.0 * m[3].count_ones() as f64;
+            let material = pos.material();
             sxy += x * material;
             sxx += material * material;
         }
@@ -1251,21 +724,6 @@ impl GlemModel {
             }
         }
         self.scale
-    }
-
-    /// The compiled evaluator.
-    ///
-    /// # Panics
-    ///
-    /// If the model is not valid ([`GlemModel::validate`]); use [`Glem::new`] for a
-    /// model from outside (a file).
-    pub fn compile(&self) -> Glem {
-        Glem::build(self)
-    }
-
-    /// Compiled table entries (all phases and regions).
-    pub fn table_entries(&self) -> usize {
-        self.regions.iter().map(Region::table_len).sum::<usize>() * self.phases.count()
     }
 }
 
@@ -1309,14 +767,14 @@ struct Fitter {
 }
 
 impl Fitter {
-    fn new(model: &GlemModel, samples: &[Sample]) -> Fitter {
-        let positions: Vec<Checkers> = samples.iter().map(|s| s.position).collect();
+    fn new<G: Atoms>(model: &GlemModel, samples: &[Sample<G>]) -> Fitter {
+        let positions: Vec<G> = samples.iter().map(|s| s.position).collect();
         let mut f = Fitter::new_positions(model, &positions);
         f.targets = samples.iter().map(|s| s.target).collect();
         f
     }
 
-    fn new_positions(model: &GlemModel, positions: &[Checkers]) -> Fitter {
+    fn new_positions<G: Atoms>(model: &GlemModel, positions: &[G]) -> Fitter {
         let r = model.regions.len();
         let mut paths: Vec<Vec<(AtomPath, u32)>> = vec![Vec::new(); r];
         for (i, c) in model.configurations.iter().enumerate() {
@@ -1329,7 +787,8 @@ impl Fitter {
                         .iter()
                         .position(|&s| s == a.square)
                         .expect("validated: atom in region");
-                    (j as u8, digit_of(a.value))
+                    let digit = G::atom_digit(a.value).expect("validated: a value of the game");
+                    (j as u8, digit)
                 })
                 .collect();
             path.sort();
@@ -1348,11 +807,10 @@ impl Fitter {
             tries.push(builder.finish().0);
             globals.push(global);
         }
-        let digits: Vec<[u8; 32]> = positions.par_iter().map(digits_of).collect();
-        let table = model.phases.table();
+        let digits: Vec<[u8; MAX_SLOTS]> = positions.par_iter().map(G::atom_digits).collect();
         let phase: Vec<u8> = positions
             .iter()
-            .map(|p| table[piece_count(p) as usize])
+            .map(|p| model.phases.phase_of_position(p) as u8)
             .collect();
         let mut by_phase = vec![Vec::new(); model.phases.count()];
         for (i, &p) in phase.iter().enumerate() {
@@ -1520,272 +978,132 @@ impl Fitter {
 }
 
 // ---------------------------------------------------------------------------------------
-// The compiled evaluator
+// The learner
 // ---------------------------------------------------------------------------------------
 
-/// Regions per group of index lanes (one cache line of `u32`).
-const LANES: usize = 16;
-
-/// Index arithmetic of up to [`LANES`] regions: `rows[t][s]` holds, for each region of
-/// the group, what a piece of type `t` (own man, own king, opponent's man, opponent's
-/// king) on square index `s` adds to the region's table index (its compact digit times
-/// the square's multiplier; 0 if the square is not in the region).
-#[derive(Clone, Debug)]
-struct LaneGroup {
-    rows: Box<[[[u32; LANES]; 32]; 4]>,
-    /// Offset of each region's table within a phase block (unused lanes: 0).
-    offsets: [u32; LANES],
-    /// Regions in use.
-    len: usize,
+/// GLEM's learner state: the model and the recent games it is fitted on.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(bound = "")]
+pub struct GlemState<G: Game> {
+    pub model: GlemModel,
+    /// The most recent self-play games, oldest first.
+    pub pool: Vec<GameFrame<G>>,
 }
 
-/// The compact digit of piece type `t` (own man, own king, opponent's man, opponent's
-/// king) on `square`; 0 for the impossible men on crowning rows (never in a legal
-/// position).
-const fn piece_digit(t: usize, square: u8) -> u32 {
-    let digit = [1u8, 2, 4, 3][t];
-    if impossible(square, digit) {
-        0
-    } else {
-        compact_digit(square, digit) as u32
-    }
-}
-
-/// The compiled GLEM evaluator: per phase and region a table indexed by the region's
-/// contents holding the sum of the weights of the region's configurations active for
-/// those contents. Cloning is cheap (the tables are shared).
-#[derive(Clone)]
-pub struct Glem {
-    inner: Arc<Compiled>,
-}
-
-struct Compiled {
-    groups: Vec<LaneGroup>,
-    regions: usize,
-    phase_of: [u8; MAX_PIECES as usize + 1],
-    phase_len: usize,
-    /// Quarter centi-units, `[phase][region block]`.
-    tables: Vec<i16>,
-}
-
-impl fmt::Debug for Glem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Glem")
-            .field("regions", &self.inner.regions)
-            .field("table_entries", &self.inner.tables.len())
-            .finish()
-    }
-}
-
-impl Glem {
-    /// The compiled evaluator of a model that may come from outside: checked first
-    /// ([`GlemModel::validate`]), never panics.
-    pub fn new(model: &GlemModel) -> Result<Glem, String> {
-        model.validate()?;
-        Ok(Glem::build(model))
-    }
-
-    fn build(model: &GlemModel) -> Glem {
-        let mut groups: Vec<LaneGroup> = Vec::new();
-        let mut offset = 0usize;
-        for (r, region) in model.regions.iter().enumerate() {
-            if r % LANES == 0 {
-                groups.push(LaneGroup {
-                    rows: Box::new([[[0; LANES]; 32]; 4]),
-                    offsets: [0; LANES],
-                    len: 0,
-                });
-            }
-            let group = groups.last_mut().expect("pushed");
-            let lane = r % LANES;
-            let mut m = 1u32;
-            for &s in &region.squares {
-                for t in 0..4 {
-                    group.rows[t][s as usize - 1][lane] = piece_digit(t, s) * m;
-                }
-                m *= radix(s);
-            }
-            group.offsets[lane] = offset as u32;
-            group.len += 1;
-            offset += m as usize;
+impl<G: Atoms> GlemState<G> {
+    /// A model over the game's default regions and phases, no configuration yet.
+    pub fn new() -> GlemState<G> {
+        GlemState {
+            model: GlemModel::empty::<G>(),
+            pool: Vec::new(),
         }
-        let phase_len = offset;
-        let phases = model.phases.count();
-        // Configurations of each region, with digits in compact form; a configuration
-        // with an impossible atom is never active and is left out.
-        let mut by_region: Vec<Vec<(Pattern, usize)>> = vec![Vec::new(); model.regions.len()];
-        for (i, c) in model.configurations.iter().enumerate() {
-            let region = &model.regions[c.region as usize];
-            let mut pattern = Vec::with_capacity(c.atoms.len());
-            let mut possible = true;
-            for a in &c.atoms {
-                let d = digit_of(a.value);
-                if impossible(a.square, d) {
-                    possible = false;
-                }
-                let j = region
-                    .squares
-                    .iter()
-                    .position(|&s| s == a.square)
-                    .expect("validated: atom in region");
-                pattern.push((j, compact_digit(a.square, d)));
-            }
-            if possible {
-                by_region[c.region as usize].push((pattern, i));
-            }
-        }
-        let blocks: Vec<Vec<i16>> = (0..phases * model.regions.len())
-            .into_par_iter()
-            .map(|task| {
-                let (p, r) = (task / model.regions.len(), task % model.regions.len());
-                let region = &model.regions[r];
-                let sums = region_table(region, &by_region[r], &model.weights[p]);
-                let factor = model.scale as f64 * TABLE_UNIT;
-                sums.iter()
-                    .map(|&x| (x * factor).round().clamp(i16::MIN as f64, i16::MAX as f64) as i16)
-                    .collect()
-            })
+    }
+}
+
+impl<G: Atoms> Default for GlemState<G> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<G: EvalGame> Learner<G> for GlemState<G> {
+    /// Self-play with the current model; the games join the pool (the oldest leave);
+    /// configurations are mined again every `remine_every` iterations (and while there
+    /// are none); then the weights are fitted on the pool's samples.
+    fn iterate(&mut self, it: &mut Iteration<'_, G>) -> Result<Option<IterationReport>, String> {
+        let Some(games) = it.self_play(&self.evaluator())? else {
+            return Ok(None);
+        };
+        let settings = &it.config.glem;
+        let positions = games.iter().map(|g| g.len() as u64).sum();
+        self.pool.extend(games.iter().map(DatasetGame::to_frame));
+        let excess = self.pool.len().saturating_sub(settings.pool_games);
+        self.pool.drain(..excess);
+        let pool: Vec<DatasetGame<G>> = self
+            .pool
+            .iter()
+            .map(|f| DatasetGame::from_frame(f).expect("own games replay"))
             .collect();
-        let mut tables = Vec::with_capacity(phase_len * phases);
-        for block in blocks {
-            tables.extend(block);
+        let samples = samples_from_games(&pool, settings.search_weight as f32);
+        let mut mined = false;
+        if self.model.configurations.is_empty() || it.number.is_multiple_of(settings.remine_every) {
+            let sample_positions: Vec<G> = samples.iter().map(|s| s.position).collect();
+            let configurations = mine(
+                &sample_positions,
+                &self.model.regions,
+                settings.min_support,
+                settings.max_atoms,
+            );
+            mined = true;
+            self.model = self.model.with_configurations(configurations);
         }
-        Glem {
-            inner: Arc::new(Compiled {
-                groups,
-                regions: model.regions.len(),
-                phase_of: model.phases.table(),
-                phase_len,
-                tables,
-            }),
+        let params = FitParams {
+            epochs: settings.epochs,
+            learning_rate: settings.learning_rate,
+            ..FitParams::default()
+        };
+        let report = self
+            .model
+            .fit_with_progress(&samples, &params, &mut |epoch| {
+                (it.progress)(Stage::Fit, epoch as u64, params.epochs as u64)
+            });
+        Ok(Some(IterationReport {
+            games: games.len() as u64,
+            positions,
+            loss_before: report.loss_before,
+            loss: report.loss_after,
+            detail: format!(
+                "{} samples from {} games, {} configurations{}",
+                samples.len(),
+                pool.len(),
+                self.model.configurations.len(),
+                if mined { " (mined again)" } else { "" },
+            ),
+        }))
+    }
+
+    /// Before any configuration is mined the model is all zeros, so the first games are
+    /// played with the game's baseline evaluator instead.
+    fn evaluator(&self) -> AnyEvaluator<G> {
+        if self.model.configurations.is_empty() {
+            AnyEvaluator::baseline()
+        } else {
+            AnyEvaluator::Glem(Glem::new(&self.model).expect("learner model is valid"))
         }
     }
 
-    /// Memory of the tables, in bytes.
-    pub fn table_bytes(&self) -> usize {
-        self.inner.tables.len() * std::mem::size_of::<i16>()
+    fn model_header(&self, game: &str) -> ModelHeader {
+        ModelHeader::new(game, glem::KIND, G::ATOM_SET_ID)
     }
 
-    /// Each region's table index (within a phase block) for the relative masks.
-    #[inline(always)]
-    fn indices(group: &LaneGroup, masks: &[u32; 4]) -> [u32; LANES] {
-        let mut index = group.offsets;
-        for (t, &mask) in masks.iter().enumerate() {
-            let rows = &group.rows[t];
-            let mut bits = mask;
-            while bits != 0 {
-                let row = &rows[bits.trailing_zeros() as usize];
-                for (i, r) in index.iter_mut().zip(row) {
-                    *i += r;
-                }
-                bits &= bits - 1;
-            }
-        }
-        index
-    }
-
-    /// The sum of the table entries for `pos`, in quarter centi-units (unclamped).
-    #[inline(always)]
-    fn raw(&self, pos: &Checkers) -> i32 {
-        let c = &*self.inner;
-        let masks = pos.relative_masks();
-        let pieces = (masks[0] | masks[1] | masks[2] | masks[3]).count_ones();
-        let phase = c.phase_of[pieces.min(MAX_PIECES) as usize] as usize;
-        let block = &c.tables[phase * c.phase_len..(phase + 1) * c.phase_len];
-        let mut sum = 0i32;
-        for group in &c.groups {
-            let index = Glem::indices(group, &masks);
-            for &i in &index[..group.len] {
-                sum += block[i as usize] as i32;
-            }
-        }
-        sum
-    }
-
-    /// Each region's table entry for `pos` (quarter centi-units), for tests.
-    #[cfg(test)]
-    fn entries(&self, pos: &Checkers) -> Vec<i16> {
-        let c = &*self.inner;
-        let masks = pos.relative_masks();
-        let pieces = (masks[0] | masks[1] | masks[2] | masks[3]).count_ones();
-        let phase = c.phase_of[pieces as usize] as usize;
-        let mut out = Vec::new();
-        for group in &c.groups {
-            let index = Glem::indices(group, &masks);
-            for &i in &index[..group.len] {
-                out.push(c.tables[phase * c.phase_len + i as usize]);
-            }
-        }
-        out
-    }
-}
-
-/// The table of one region and phase: for every contents (mixed-radix index), the sum of
-/// the weights of the region's configurations active for them. A zeta transform: the
-/// weights are placed on patterns over {digits, *} (radix + 1 values a square), then for
-/// each square every digit adds the entry with `*` there; entries without `*` remain.
-fn region_table(region: &Region, configs: &[(Pattern, usize)], weights: &[f32]) -> Vec<f64> {
-    let radices: Vec<usize> = region.squares.iter().map(|&s| radix(s) as usize).collect();
-    let k = radices.len();
-    // Pattern index: Σ digit_j · Π_{i<j} (radix_i + 1), digit radix_j meaning `*`.
-    let mut stride = vec![1usize; k + 1];
-    for j in 0..k {
-        stride[j + 1] = stride[j] * (radices[j] + 1);
-    }
-    let mut a = vec![0.0f64; stride[k]];
-    for (pattern, i) in configs {
-        let mut index = 0;
-        let mut used = 0u32;
-        for &(j, d) in pattern {
-            index += d as usize * stride[j];
-            used |= 1 << j;
-        }
-        for (j, &r) in radices.iter().enumerate() {
-            if used & (1 << j) == 0 {
-                index += r * stride[j];
-            }
-        }
-        a[index] += weights[*i] as f64;
-    }
-    // Outermost square first: each pass adds the `*` entry to every digit and drops
-    // the `*`, so the array shrinks and ends in mixed-radix order.
-    for j in (0..k).rev() {
-        let (s, r) = (stride[j], radices[j]);
-        let block = s * (r + 1);
-        let mut next = Vec::with_capacity(a.len() / (r + 1) * r);
-        for blk in a.chunks_exact(block) {
-            let star = &blk[r * s..];
-            for d in 0..r {
-                next.extend(blk[d * s..(d + 1) * s].iter().zip(star).map(|(x, y)| x + y));
-            }
-        }
-        a = next;
-    }
-    debug_assert_eq!(a.len(), radices.iter().product::<usize>());
-    a
-}
-
-impl Evaluator<Checkers> for Glem {
-    /// `round(x · scale)` clamped to ±[`EVAL_LIMIT`], `x` the logit of the position's
-    /// phase (tables hold quarter centi-units).
-    #[inline]
-    fn evaluate(&self, pos: &Checkers) -> i32 {
-        let raw = self.raw(pos);
-        ((raw + 2).div_euclid(4)).clamp(-EVAL_LIMIT, EVAL_LIMIT)
-    }
-
-    fn name(&self) -> String {
-        KIND.to_string()
+    fn save_model(&self, path: &Path, header: &mut ModelHeader) -> Result<(), ModelError> {
+        save_model(path, header, &self.model)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{EndReason, MoveList, Outcome, Side};
+    use crate::eval::glem::{Phases, TABLE_UNIT, atom_values};
+    use crate::eval::{EVAL_LIMIT, Evaluator};
+    use crate::game::checkers::Checkers;
+    use crate::game::checkers::encoding::{EMPTY, OPPONENT_KING, OPPONENT_MAN, OWN_KING, OWN_MAN};
+    use crate::game::{EndReason, Game, MoveList, Outcome, Side};
     use proptest::prelude::*;
     use rand::rngs::Xoshiro256PlusPlus;
     use rand::{RngExt, SeedableRng};
+
+    fn default_regions() -> Vec<Region> {
+        <Checkers as Atoms>::default_regions()
+    }
+
+    fn default_phases() -> Phases {
+        Checkers::default_phases()
+    }
+
+    fn square_values(p: &Checkers) -> [i8; MAX_SLOTS] {
+        atom_values(p)
+    }
 
     fn pos(fen: &str) -> Checkers {
         Checkers::parse_position(fen).unwrap()
@@ -1822,7 +1140,7 @@ mod tests {
         n: usize,
         max_atoms: usize,
     ) -> Vec<Configuration> {
-        let values: Vec<[i8; 32]> = positions.iter().map(square_values).collect();
+        let values: Vec<[i8; MAX_SLOTS]> = positions.iter().map(square_values).collect();
         let mut seen = HashSet::new();
         let mut out = Vec::new();
         for (r, region) in regions.iter().enumerate() {
@@ -1980,7 +1298,7 @@ mod tests {
             region: 0,
             atoms: vec![Atom::new(26, EMPTY), Atom::new(30, OPPONENT_MAN)],
         });
-        let mut model = GlemModel::new(default_regions(), configs, phases);
+        let mut model = GlemModel::new::<Checkers>(default_regions(), configs, phases);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0xABCD);
         for row in &mut model.weights {
             for w in row.iter_mut() {
@@ -1988,14 +1306,14 @@ mod tests {
             }
         }
         model.scale = 137.0;
-        model.validate().unwrap();
+        model.validate::<Checkers>().unwrap();
         model
     }
 
     #[test]
     fn compiled_tables_agree_with_the_definition() {
-        let model = random_model(7, Phases::default());
-        let glem = model.compile();
+        let model = random_model(7, default_phases());
+        let glem = model.compile::<Checkers>();
         let positions = random_positions(99, 1500);
         let regions = model.regions.len();
         for p in &positions {
@@ -2035,22 +1353,25 @@ mod tests {
     fn evaluation_is_clamped() {
         let positions = random_positions(3, 500);
         let configs = mine(&positions, &default_regions(), 1, 1);
-        let mut model = GlemModel::new(default_regions(), configs, Phases::single());
+        let mut model = GlemModel::new::<Checkers>(default_regions(), configs, Phases::single());
         for w in &mut model.weights[0] {
             *w = 50.0;
         }
-        let glem = model.compile();
+        let glem = model.compile::<Checkers>();
         assert_eq!(glem.evaluate(&Checkers::start()), EVAL_LIMIT);
         for w in &mut model.weights[0] {
             *w = -50.0;
         }
-        assert_eq!(model.compile().evaluate(&Checkers::start()), -EVAL_LIMIT);
+        assert_eq!(
+            model.compile::<Checkers>().evaluate(&Checkers::start()),
+            -EVAL_LIMIT
+        );
     }
 
     #[test]
     fn a_position_and_its_colour_swapped_mirror_evaluate_the_same() {
-        let model = random_model(11, Phases::default());
-        let glem = model.compile();
+        let model = random_model(11, default_phases());
+        let glem = model.compile::<Checkers>();
         for p in random_positions(5, 1000) {
             let m = p.mirrored();
             assert_ne!(p.side_to_move(), m.side_to_move());
@@ -2087,8 +1408,8 @@ mod tests {
 
     #[test]
     fn phases() {
-        let phases = Phases::default();
-        phases.validate().unwrap();
+        let phases = default_phases();
+        phases.validate::<Checkers>().unwrap();
         let got: Vec<usize> = [0, 2, 5, 6, 10, 11, 15, 16, 24]
             .iter()
             .map(|&n| phases.phase_of(n))
@@ -2107,7 +1428,7 @@ mod tests {
                 Phases {
                     starts: bad.clone()
                 }
-                .validate()
+                .validate::<Checkers>()
                 .is_err(),
                 "{bad:?}"
             );
@@ -2120,7 +1441,7 @@ mod tests {
         assert_eq!(regions.len(), 14);
         let mut covered = 0u32;
         for r in &regions {
-            r.validate().unwrap();
+            r.validate::<Checkers>().unwrap();
             for &s in &r.squares {
                 covered |= 1 << (s - 1);
             }
@@ -2129,14 +1450,14 @@ mod tests {
         assert_eq!(regions[0].squares, (25..=32).collect::<Vec<u8>>());
         assert_eq!(regions[6].squares, (1..=8).collect::<Vec<u8>>());
         assert_eq!(regions[7].squares, vec![1, 5, 9, 13, 17, 21, 25, 29]);
-        let model = GlemModel::new(regions, Vec::new(), Phases::default());
-        assert_eq!(model.table_entries(), 4 * 3_648_125);
-        assert_eq!(model.compile().table_bytes(), 2 * 4 * 3_648_125);
+        let model = GlemModel::new::<Checkers>(regions, Vec::new(), default_phases());
+        assert_eq!(model.table_entries::<Checkers>(), 4 * 3_648_125);
+        assert_eq!(model.compile::<Checkers>().table_bytes(), 2 * 4 * 3_648_125);
     }
 
     /// Synthetic samples: random positions, target from the material balance plus a
     /// deterministic perturbation.
-    fn synthetic_samples(seed: u64, count: usize) -> Vec<Sample> {
+    fn synthetic_samples(seed: u64, count: usize) -> Vec<Sample<Checkers>> {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         random_positions(seed, count)
             .into_iter()
@@ -2160,7 +1481,7 @@ mod tests {
         let samples = synthetic_samples(21, 6000);
         let positions: Vec<Checkers> = samples.iter().map(|s| s.position).collect();
         let configs = mine(&positions, &default_regions(), 10, 3);
-        let model = GlemModel::new(default_regions(), configs, Phases::default());
+        let model = GlemModel::new::<Checkers>(default_regions(), configs, default_phases());
         let params = FitParams {
             epochs: 30,
             ..FitParams::default()
@@ -2192,7 +1513,7 @@ mod tests {
             report.loss_after
         );
         // It learned material: a man more is better.
-        let glem = one.compile();
+        let glem = one.compile::<Checkers>();
         let up = pos("W:W21,22,23:B10,11");
         let down = pos("W:W21,22:B9,10,11");
         assert!(glem.evaluate(&up) > glem.evaluate(&down));
@@ -2207,7 +1528,7 @@ mod tests {
         let samples = synthetic_samples(23, 3000);
         let positions: Vec<Checkers> = samples.iter().map(|s| s.position).collect();
         let configs = mine(&positions, &default_regions(), 10, 3);
-        let mut model = GlemModel::new(default_regions(), configs, Phases::default());
+        let mut model = GlemModel::new::<Checkers>(default_regions(), configs, default_phases());
         let params = FitParams {
             epochs: 30,
             learning_rate: 10.0,
@@ -2218,15 +1539,15 @@ mod tests {
         assert!(report.learning_rate < 10.0);
         assert!(report.loss_after < report.loss_before);
         assert!(report.epoch_losses.iter().all(|l| l.is_finite()));
-        model.validate().unwrap();
+        model.validate::<Checkers>().unwrap();
     }
 
     #[test]
     fn the_evaluator_is_shareable() {
         fn check<T: Clone + Send + Sync + 'static>() {}
-        check::<Glem>();
+        check::<Glem<Checkers>>();
         check::<GlemModel>();
-        let glem = random_model(29, Phases::single()).compile();
+        let glem = random_model(29, Phases::single()).compile::<Checkers>();
         let copy = glem.clone();
         let p = Checkers::start();
         assert_eq!(
@@ -2239,16 +1560,16 @@ mod tests {
 
     #[test]
     fn fit_on_nothing_does_nothing() {
-        let mut model = GlemModel::new(default_regions(), Vec::new(), Phases::default());
-        let report = model.fit(&[], &FitParams::default());
+        let mut model = GlemModel::new::<Checkers>(default_regions(), Vec::new(), default_phases());
+        let report = model.fit::<Checkers>(&[], &FitParams::default());
         assert_eq!(report.loss_before, 0.0);
         assert!(report.epoch_losses.is_empty());
-        assert_eq!(model.loss(&[]), 0.0);
+        assert_eq!(model.loss::<Checkers>(&[]), 0.0);
     }
 
     #[test]
     fn with_configurations_keeps_the_weights_of_common_configurations() {
-        let model = random_model(13, Phases::default());
+        let model = random_model(13, default_phases());
         let keep = model.configurations[3].clone();
         let new_config = Configuration {
             region: 1,
@@ -2256,7 +1577,7 @@ mod tests {
         };
         assert!(!model.configurations.contains(&new_config));
         let next = model.with_configurations(vec![new_config, keep]);
-        next.validate().unwrap();
+        next.validate::<Checkers>().unwrap();
         for p in 0..model.phases.count() {
             assert_eq!(next.weights[p], vec![0.0, model.weights[p][3]]);
         }
@@ -2265,12 +1586,12 @@ mod tests {
 
     #[test]
     fn json_round_trip() {
-        let model = random_model(17, Phases::default());
+        let model = random_model(17, default_phases());
         let text = serde_json::to_string(&model).unwrap();
         let back: GlemModel = serde_json::from_str(&text).unwrap();
         assert_eq!(back, model);
-        back.validate().unwrap();
-        let (a, b) = (model.compile(), Glem::new(&back).unwrap());
+        back.validate::<Checkers>().unwrap();
+        let (a, b) = (model.compile::<Checkers>(), Glem::new(&back).unwrap());
         for p in random_positions(1, 200) {
             assert_eq!(a.evaluate(&p), b.evaluate(&p));
         }
@@ -2278,8 +1599,8 @@ mod tests {
 
     #[test]
     fn validate_rejects_corrupt_models() {
-        let good = random_model(19, Phases::default());
-        good.validate().unwrap();
+        let good = random_model(19, default_phases());
+        good.validate::<Checkers>().unwrap();
         type Corrupt = fn(&mut GlemModel);
         let cases: Vec<(&str, Corrupt)> = vec![
             ("feature set", |m| m.features = "other".into()),
@@ -2333,8 +1654,8 @@ mod tests {
         for (name, corrupt) in cases {
             let mut m = good.clone();
             corrupt(&mut m);
-            assert!(m.validate().is_err(), "{name} accepted");
-            assert!(Glem::new(&m).is_err(), "{name} compiled");
+            assert!(m.validate::<Checkers>().is_err(), "{name} accepted");
+            assert!(Glem::<Checkers>::new(&m).is_err(), "{name} compiled");
         }
         // A payload with the wrong shape never decodes.
         assert!(serde_json::from_str::<GlemModel>("{\"features\": 3}").is_err());

@@ -1,33 +1,35 @@
-//! Samuel's learning by self-play (seed 5.2), on the linear evaluator over the Samuel
-//! features ([`crate::eval::linear`]).
+//! Samuel's learning by self-play (seed 5.2), on the linear evaluator over a game's named
+//! features ([`crate::eval::linear`]), for any game that has them.
 //!
 //! Player A learns, player B is frozen. **The update rule**: after each of A's moves,
-//! with `s` the position A moved from, `f = features(s)`, `V(s) = material(s) + w·f` its
+//! with `s` the position A moved from, `f = features(s)`, `V(s) = anchor(s) + w·f` its
 //! static value and `v` the value A's search backed up for `s` (both for A, in
 //! centi-units), the error `δ = clamp(v − V(s), ±error_clip)` moves the weights by the
 //! normalised LMS step `w ← w + α·δ·f / (1 + f·f)`. Positions with a capture pending (no
 //! static value is used there) and decided ones (a win or loss score) are skipped. The
-//! material term keeps its fixed weight, the anchor without which the weights would
-//! drift. After a game A wins, B takes A's weights; after `loss_streak` (3) losses in a
+//! anchor (material; Kalah's store difference) keeps its fixed weight, without which the
+//! weights would drift. After a game A wins, B takes A's weights; after `loss_streak` (3) losses in a
 //! row, A's largest weight (in absolute value) is set to zero, to leave a local optimum.
 //!
-//! Games are played one after another, because A changes after every move; A plays
-//! White in even-numbered games and Black in odd ones.
+//! Games are played one after another, because A changes after every move; A moves first
+//! in even-numbered games and second in odd ones.
 
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 
 use crate::arena::engine_game::{Exploration, play_engine_game};
-use crate::eval::features::{self, FEATURE_COUNT};
-use crate::eval::linear::{Linear, LinearWeights};
-use crate::eval::{Evaluator, Material};
-use crate::game::checkers::Checkers;
-use crate::game::{Game, Outcome, Side};
+use crate::eval::linear::{self, Features, Linear, LinearWeights, MAX_FEATURES, feature_count};
+use crate::eval::spec::AnyEvaluator;
+use crate::eval::{EvalGame, Evaluator};
+use crate::game::{Outcome, Side};
+use crate::io::model::{ModelError, ModelHeader, save_model};
 use crate::rng;
 use crate::search::{Limits, SearchConfig, Searcher, WIN_THRESHOLD};
 
 use super::config::SamuelSettings;
+use super::train::{Iteration, IterationReport, Learner, Stage};
 
 /// The learner's state between iterations (saved in checkpoints).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -41,18 +43,13 @@ pub struct SamuelState {
 }
 
 impl SamuelState {
-    pub fn new() -> Self {
+    /// Both players with all weights zero, for game `G`.
+    pub fn new<G: Features>() -> Self {
         SamuelState {
-            a: LinearWeights::zero(),
-            b: LinearWeights::zero(),
+            a: LinearWeights::zero::<G>(),
+            b: LinearWeights::zero::<G>(),
             loss_streak: 0,
         }
-    }
-}
-
-impl Default for SamuelState {
-    fn default() -> Self {
-        Self::new()
     }
 }
 
@@ -61,7 +58,7 @@ impl Default for SamuelState {
 pub struct SamuelReport {
     pub games: u64,
     pub positions: u64,
-    /// Mean squared error (in men²) of A's static values against its search values over
+    /// Mean squared error (in units², a unit being 100 centi-units) of A's static values against its search values over
     /// the positions A learned from in this iteration, with A's weights from before the
     /// iteration and from after it.
     pub loss_before: f64,
@@ -78,28 +75,30 @@ pub struct SamuelReport {
 
 /// One normalised-LMS step of `weights` towards `target` at `pos`; returns the error
 /// (centi-units, before clipping) or `None` if the position is skipped.
-pub fn update(
+pub fn update<G: Features>(
     weights: &mut LinearWeights,
-    pos: &Checkers,
+    pos: &G,
     target: i32,
     settings: &SamuelSettings,
 ) -> Option<f64> {
     if !pos.is_quiet() || target.abs() >= WIN_THRESHOLD {
         return None;
     }
-    let mut f = [0; FEATURE_COUNT];
-    features::extract(pos, &mut f);
+    let mut values = [0; MAX_FEATURES];
+    let f = &mut values[..feature_count::<G>()];
+    pos.features(f);
+    let f = &*f;
     let positional: f64 = weights
         .weights
         .iter()
-        .zip(&f)
+        .zip(f)
         .map(|(&w, &x)| w as f64 * x as f64)
         .sum();
-    let value = Material.evaluate(pos) as f64 + positional;
+    let value = pos.anchor() as f64 + positional;
     let error = target as f64 - value;
     let delta = error.clamp(-settings.error_clip, settings.error_clip);
     let norm = 1.0 + f.iter().map(|&x| (x as f64) * (x as f64)).sum::<f64>();
-    for (w, &x) in weights.weights.iter_mut().zip(&f) {
+    for (w, &x) in weights.weights.iter_mut().zip(f) {
         *w += (settings.learning_rate * delta * x as f64 / norm) as f32;
     }
     Some(error)
@@ -150,33 +149,34 @@ pub fn after_game(
 }
 
 /// Self-play settings of a Samuel iteration.
-pub struct SamuelPlay<'a> {
+pub struct SamuelPlay<'a, G> {
     pub limits: Limits,
     pub exploration: Option<Exploration>,
     pub ply_cap: u32,
     pub tt_mib: usize,
-    pub openings: &'a [Checkers],
+    pub openings: &'a [G],
     pub seed: u64,
 }
 
 /// Plays `games` games numbered from `first_game` (their random streams and openings
 /// follow the number), learning as it goes. Returns `None` if `stop` was raised: the
 /// iteration is then incomplete and `state` must be discarded.
-pub fn iteration(
+pub fn iteration<G: Features>(
     state: &mut SamuelState,
     settings: &SamuelSettings,
-    play: &SamuelPlay,
+    play: &SamuelPlay<G>,
     first_game: u64,
     games: u64,
     stop: &AtomicBool,
     mut on_game: impl FnMut(),
 ) -> Option<SamuelReport> {
-    let linear = |w: &LinearWeights| Linear::new(w).expect("learner weights fit the feature set");
+    let linear =
+        |w: &LinearWeights| Linear::<G>::new(w).expect("learner weights fit the feature set");
     let mut searcher_a = Searcher::new(linear(&state.a), SearchConfig::FULL, play.tt_mib);
     let mut searcher_b = Searcher::new(linear(&state.b), SearchConfig::FULL, play.tt_mib);
     let mut report = SamuelReport::default();
     let start = state.a.clone();
-    let mut learned: Vec<(Checkers, i32)> = Vec::new();
+    let mut learned: Vec<(G, i32)> = Vec::new();
     for index in first_game..first_game + games {
         if stop.load(Ordering::Relaxed) {
             return None;
@@ -235,9 +235,10 @@ pub fn iteration(
     Some(report)
 }
 
-/// Mean squared error, in men², of the static values of `weights` against the targets.
-fn squared_error(weights: &LinearWeights, pairs: &[(Checkers, i32)]) -> f64 {
-    let linear = Linear::new(weights).expect("learner weights fit the feature set");
+/// Mean squared error, in units² (100 centi-units a unit), of the static values of
+/// `weights` against the targets.
+fn squared_error<G: Features>(weights: &LinearWeights, pairs: &[(G, i32)]) -> f64 {
+    let linear = Linear::<G>::new(weights).expect("learner weights fit the feature set");
     let sum: f64 = pairs
         .iter()
         .map(|(pos, target)| ((*target - linear.evaluate(pos)) as f64 / 100.0).powi(2))
@@ -245,9 +246,62 @@ fn squared_error(weights: &LinearWeights, pairs: &[(Checkers, i32)]) -> f64 {
     sum / pairs.len().max(1) as f64
 }
 
+impl<G: EvalGame> Learner<G> for SamuelState {
+    fn iterate(&mut self, it: &mut Iteration<'_, G>) -> Result<Option<IterationReport>, String> {
+        let s = &it.config.selfplay;
+        let play = SamuelPlay {
+            limits: s.limits(),
+            exploration: it.exploration,
+            ply_cap: s.ply_cap,
+            tt_mib: s.tt_mb,
+            openings: it.openings,
+            seed: it.config.seed,
+        };
+        let games = s.games_per_iteration;
+        let mut done = 0;
+        let progress = &mut it.progress;
+        let report = iteration(
+            self,
+            &it.config.samuel,
+            &play,
+            it.first_game,
+            games,
+            it.stop,
+            || {
+                done += 1;
+                progress(Stage::SelfPlay, done, games);
+            },
+        );
+        Ok(report.map(|r| IterationReport {
+            games: r.games,
+            positions: r.positions,
+            loss_before: r.loss_before,
+            loss: r.loss,
+            detail: format!(
+                "A {}-{}-{} against B, {} copies to B, {} weights zeroed",
+                r.a_wins, r.draws, r.b_wins, r.copies, r.zeroings
+            ),
+        }))
+    }
+
+    fn evaluator(&self) -> AnyEvaluator<G> {
+        AnyEvaluator::Linear(Linear::new(&self.a).expect("learner weights fit the feature set"))
+    }
+
+    fn model_header(&self, game: &str) -> ModelHeader {
+        ModelHeader::new(game, linear::KIND, G::FEATURE_SET_ID)
+    }
+
+    fn save_model(&self, path: &Path, header: &mut ModelHeader) -> Result<(), ModelError> {
+        save_model(path, header, &self.a)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Game;
+    use crate::game::checkers::Checkers;
 
     fn settings() -> SamuelSettings {
         SamuelSettings::default()
@@ -255,7 +309,7 @@ mod tests {
 
     #[test]
     fn copy_on_win_and_zero_after_three_losses() {
-        let mut state = SamuelState::new();
+        let mut state = SamuelState::new::<Checkers>();
         state.a.weights[3] = 5.0;
         state.a.weights[7] = -9.0;
         // A wins with White: B takes A's weights.
@@ -310,12 +364,12 @@ mod tests {
         // Men far apart: no capture pending, and the features are not all zero.
         let pos = Checkers::parse_position("W:W17,21,22,23:B1,2,3").unwrap();
         assert!(pos.is_quiet());
-        let mut weights = LinearWeights::zero();
-        let before = Linear::new(&weights).unwrap().evaluate(&pos);
+        let mut weights = LinearWeights::zero::<Checkers>();
+        let before = Linear::<Checkers>::new(&weights).unwrap().evaluate(&pos);
         let target = before + 150;
         let error = update(&mut weights, &pos, target, &settings()).unwrap();
         assert_eq!(error, 150.0);
-        let after = Linear::new(&weights).unwrap().evaluate(&pos);
+        let after = Linear::<Checkers>::new(&weights).unwrap().evaluate(&pos);
         assert!(
             after > before && after < target,
             "{before} → {after} (target {target})"

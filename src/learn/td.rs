@@ -1,73 +1,51 @@
-//! TD(λ): a small multilayer perceptron trained from self-play by temporal differences at
-//! the principal-variation leaves (seed 5.4, TD-Gammon; applied to the leaves of the
-//! alpha-beta search as in TD-Leaf).
+//! TD(λ) training: a small multilayer perceptron trained from self-play by temporal
+//! differences at the principal-variation leaves (seed 5.4, TD-Gammon; applied to the
+//! leaves of the alpha-beta search as in TD-Leaf), for any game with TD inputs
+//! ([`Inputs`]).
 //!
-//! # The network
-//! - **Inputs** ([`INPUTS`] = 129, feature set [`FEATURE_SET_ID`]): the board one-hot per
-//!   square and piece kind, from the side to move's point of view
-//!   ([`Checkers::relative_masks`]: the board is turned 180° for Black): input
-//!   `kind·32 + (n − 1)` is 1 when square `n` holds a piece of `kind` (0 own man, 1 own
-//!   king, 2 opponent's man, 3 opponent's king), plus input [`SIDE_INPUT`] = 128, which is
-//!   1 when White is to move. At most 24 piece inputs and the side input are 1.
-//! - **Hidden layer**: `hidden` sigmoid units (default [`DEFAULT_HIDDEN`] = 48, at most
-//!   [`MAX_HIDDEN`]): `h = σ(W1·x + b1)`.
-//! - **Output**: one sigmoid unit `p = σ(w2·h + b2)`, the expected result for the side to
-//!   move (1 win, ½ draw, 0 loss).
-//!
-//! [`Mlp`] is the trainable network (ndarray, dense forward pass and backpropagation);
-//! [`TdEvaluator`] is its fast, read-only form for the search; [`MlpWeights`] is the
-//! model-file payload.
+//! [`Mlp`] is the trainable network (ndarray, dense forward pass and backpropagation); the
+//! model-file payload ([`MlpWeights`]) and the fast read-only evaluator the search uses
+//! ([`TdEvaluator`]) are run-time code, in [`crate::eval::td`].
 //!
 //! # Learning
 //! [`td_lambda_episode`] applies the seed's rule after every step t of a game,
 //! `w ← w + α (Y_{t+1} − Y_t) Σ_{k=1..t} λ^{t−k} ∇_w Y_k`, with `Y_{n+1} := Z` the game
-//! result. Every `Y` is from White's point of view, so the sequence is one prediction of
-//! one quantity (see the function for the exact order of the updates). A leaf without
-//! legal moves (a game end inside the search) counts with its known result.
+//! result. Every `Y` is from the first player's point of view (White, A), so the sequence
+//! is one prediction of one quantity (see the function for the exact order of the
+//! updates). A leaf without legal moves (a game end inside the search) counts with its
+//! known result.
 //!
-//! Measured when this module was written (self-play with the engine's full search at
-//! depth 4 from random 8-ply openings, a fresh [`TdEvaluator`] snapshot per game, one
-//! episode per game, 48 hidden units, λ = 0.7): the network beats the material evaluator
-//! at equal depth after about 3,000 games (α = 0.1 to 1.0 all work; α = 0.03 or λ = 0
-//! learn more slowly) and scores about 0.8 against it after 10,000–20,000 games, 0.70–0.75
-//! at 20 ms a move.
+//! Measured on Brazilian draughts when this module was written (self-play with the
+//! engine's full search at depth 4 from random 8-ply openings, a fresh [`TdEvaluator`]
+//! snapshot per game, one episode per game, 48 hidden units, λ = 0.7): the network beats
+//! the material evaluator at equal depth after about 3,000 games (α = 0.1 to 1.0 all work;
+//! α = 0.03 or λ = 0 learn more slowly) and scores about 0.8 against it after
+//! 10,000–20,000 games, 0.70–0.75 at 20 ms a move.
+
+use std::marker::PhantomData;
+use std::path::Path;
 
 use ndarray::{Array1, Array2, Zip};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
-use crate::eval::{EVAL_LIMIT, Evaluator};
-use crate::game::checkers::Checkers;
-use crate::game::{Game, Outcome, Side};
-
-/// The evaluator kind written in model files.
-pub const KIND: &str = "td";
-
-/// Identifies the input encoding (and its order) in saved weight files.
-pub const FEATURE_SET_ID: &str = "board-onehot-129";
-
-/// Number of board inputs: 4 piece kinds × 32 squares.
-pub const BOARD_INPUTS: usize = 128;
-
-/// Index of the side-to-move input (1 when White is to move, else 0).
-pub const SIDE_INPUT: usize = 128;
-
-/// Number of network inputs: the board one-hot plus the side to move.
-pub const INPUTS: usize = 129;
+use super::train::{Iteration, IterationReport, Learner, Stage};
+use crate::eval::EvalGame;
+use crate::eval::spec::AnyEvaluator;
+use crate::eval::td::{self, Inputs, MAX_HIDDEN, MlpWeights, TdEvaluator, sigmoid};
+use crate::game::{Outcome, Side};
+use crate::io::model::{ModelError, ModelHeader, save_model};
 
 /// Default number of hidden units: inside the 32–64 range TD-Gammon-style networks use,
-/// and cheap enough for the search (about 0.19 µs per evaluation, see [`TdEvaluator`];
-/// 32 units take 0.15 µs, 64 take 0.24 µs).
+/// and cheap enough for the search (draughts: about 0.19 µs per evaluation, see
+/// [`TdEvaluator`]; 32 units take 0.15 µs, 64 take 0.24 µs).
 pub const DEFAULT_HIDDEN: usize = 48;
 
-/// Largest number of hidden units a network may have (the fast evaluator keeps its
-/// hidden sums in a stack array of this size).
-pub const MAX_HIDDEN: usize = 128;
-
 /// Half-width of the uniform initial distribution of the first-layer weights `W1`.
-/// About 25 inputs are active, so a hidden unit starts with a sum of standard deviation
-/// ≈ 0.2/√3·√25 ≈ 0.6: in the sigmoid's responsive range, not saturated.
+/// About 25 inputs are active in draughts, so a hidden unit starts with a sum of
+/// standard deviation ≈ 0.2/√3·√25 ≈ 0.6 (Kalah, about 75: ≈ 1.0): in the sigmoid's
+/// responsive range, not saturated.
 pub const INIT_W1: f32 = 0.2;
 
 /// Half-width of the uniform initial distribution of the output weights `w2` is
@@ -76,156 +54,24 @@ pub const INIT_W1: f32 = 0.2;
 /// centi-units of 0).
 pub const INIT_W2: f32 = 0.5;
 
-/// Centi-units per unit of output logit: the evaluation is
-/// `100 · ln(p / (1 − p))`, rounded and clamped to ±[`EVAL_LIMIT`].
-pub const CENTI_PER_LOGIT: f32 = 100.0;
-
-/// Most inputs that can be active at once: a piece on each of the 32 squares (a real
-/// position has at most 24) plus the side input.
-const MAX_ACTIVE: usize = 33;
-
-/// `e^x` for f32 within about 2 ulp on the range the network uses, without a library
-/// call, so loops of it vectorise: `x = n·ln 2 + r` with `|r| ≤ ½ ln 2` (Cody–Waite
-/// reduction with a two-part ln 2), a degree-7 Taylor polynomial for `e^r` (truncation
-/// error below 10⁻⁸), and `2^n` built in the exponent bits. Arguments are clamped to
-/// [−87, 88], the range where `e^x` is a normal f32 (so `e^−100` gives `e^−87` ≈ 1.6·10⁻³⁸,
-/// which is as good as 0 in a sigmoid).
-#[inline(always)]
-pub fn exp(x: f32) -> f32 {
-    const LOG2_E: f32 = std::f32::consts::LOG2_E;
-    // ln 2 = LN2_HI + LN2_LO; LN2_HI = 355/512 has 9 significant bits, so n · LN2_HI is
-    // exact for |n| ≤ 127.
-    const LN2_HI: f32 = 0.693_359_4;
-    const LN2_LO: f32 = -2.121_944_4e-4;
-    // 1.5 · 2^23: adding it rounds to an integer, kept in the low mantissa bits.
-    const ROUNDER: f32 = 12_582_912.0;
-    let x = x.clamp(-87.0, 88.0);
-    let shifted = x * LOG2_E + ROUNDER;
-    let n = shifted - ROUNDER;
-    let r = (x - n * LN2_HI) - n * LN2_LO;
-    let p = 1.0
-        + r * (1.0
-            + r * (0.5
-                + r * (1.0 / 6.0
-                    + r * (1.0 / 24.0
-                        + r * (1.0 / 120.0 + r * (1.0 / 720.0 + r * (1.0 / 5040.0)))))));
-    // n ∈ [−126, 127] is in the low bits of `shifted`; 2^n has exponent field n + 127.
-    let n_bits = shifted.to_bits().wrapping_sub(ROUNDER.to_bits());
-    p * f32::from_bits(n_bits.wrapping_add(127) << 23)
-}
-
-/// The logistic function `1 / (1 + e^−x)` (with [`exp`]), in (0, 1] for every finite x.
-/// Both [`Mlp`] and [`TdEvaluator`] use this one function.
-#[inline(always)]
-pub fn sigmoid(x: f32) -> f32 {
-    1.0 / (1.0 + exp(-x))
-}
-
-/// Calls `f` with the index of every active input of `pos`, board inputs in increasing
-/// order and the side input last.
-#[inline(always)]
-fn for_each_active(pos: &Checkers, mut f: impl FnMut(usize)) {
-    for (kind, mask) in pos.relative_masks().into_iter().enumerate() {
-        let mut bits = mask;
-        while bits != 0 {
-            f(kind * 32 + bits.trailing_zeros() as usize);
-            bits &= bits - 1;
-        }
-    }
-    if pos.side_to_move() == Side::First {
-        f(SIDE_INPUT);
-    }
-}
-
-/// The indices of the inputs that are 1 for `pos` (all others are 0), in increasing order.
-pub fn active_inputs(pos: &Checkers) -> Vec<usize> {
-    let mut active = Vec::with_capacity(MAX_ACTIVE);
-    for_each_active(pos, |i| active.push(i));
-    active
-}
-
-/// The dense input vector of `pos` (length [`INPUTS`], entries 0 or 1).
-pub fn encode(pos: &Checkers) -> Array1<f32> {
-    let mut x = Array1::zeros(INPUTS);
-    for_each_active(pos, |i| x[i] = 1.0);
+/// The dense input vector of `pos` (length `G::INPUTS`, entries 0 or 1).
+pub fn encode<G: Inputs>(pos: &G) -> Array1<f32> {
+    let mut x = Array1::zeros(G::INPUTS);
+    pos.for_each_input(|i| x[i] = 1.0);
     x
 }
 
-/// The game result as a training target from White's point of view: 1 White won,
-/// ½ draw, 0 Black won.
-pub fn result_for_white(outcome: Outcome) -> f32 {
+/// The game result as a training target from the first player's point of view: 1 the
+/// first player won, ½ draw, 0 the second player won.
+pub fn result_for_first(outcome: Outcome) -> f32 {
     outcome.score_for(Side::First) as f32
-}
-
-/// The model-file payload of an [`Mlp`]: plain vectors, so any serde format can carry it.
-/// Check it with [`MlpWeights::validate`] (or [`Mlp::from_weights`]) before use.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-pub struct MlpWeights {
-    /// Feature-set identifier ([`FEATURE_SET_ID`]).
-    pub features: String,
-    /// Number of hidden units.
-    pub hidden: usize,
-    /// First-layer weights, row-major `hidden × INPUTS`: `w1[j * INPUTS + i]` is the
-    /// weight from input `i` to hidden unit `j`.
-    pub w1: Vec<f32>,
-    /// Hidden biases (`hidden`).
-    pub b1: Vec<f32>,
-    /// Output weights (`hidden`).
-    pub w2: Vec<f32>,
-    /// Output bias.
-    pub b2: f32,
-}
-
-impl MlpWeights {
-    /// Checks that the payload describes a network of this build: the feature set, a
-    /// hidden size in `1..=MAX_HIDDEN`, every vector's length, every value finite.
-    pub fn validate(&self) -> Result<(), String> {
-        if self.features != FEATURE_SET_ID {
-            return Err(format!(
-                "network for feature set '{}', this build computes '{FEATURE_SET_ID}'",
-                self.features
-            ));
-        }
-        if !(1..=MAX_HIDDEN).contains(&self.hidden) {
-            return Err(format!(
-                "{} hidden units, expected 1 to {MAX_HIDDEN}",
-                self.hidden
-            ));
-        }
-        let lengths = [
-            ("w1", self.w1.len(), self.hidden * INPUTS),
-            ("b1", self.b1.len(), self.hidden),
-            ("w2", self.w2.len(), self.hidden),
-        ];
-        for (name, found, expected) in lengths {
-            if found != expected {
-                return Err(format!(
-                    "{name} has {found} values, expected {expected} for {} hidden units",
-                    self.hidden
-                ));
-            }
-        }
-        let vectors = [("w1", &self.w1), ("b1", &self.b1), ("w2", &self.w2)];
-        for (name, values) in vectors {
-            if let Some(i) = values.iter().position(|w| !w.is_finite()) {
-                return Err(format!(
-                    "{name}[{i}] ({}) is not a finite number",
-                    values[i]
-                ));
-            }
-        }
-        if !self.b2.is_finite() {
-            return Err(format!("b2 ({}) is not a finite number", self.b2));
-        }
-        Ok(())
-    }
 }
 
 /// ∂output/∂weight for every weight of an [`Mlp`] of the same hidden size (also used as
 /// the eligibility trace, and as any other weight-shaped vector).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MlpGradient {
-    /// `hidden × INPUTS`, as [`Mlp::w1`].
+    /// `hidden × inputs`, as [`Mlp::w1`].
     pub w1: Array2<f32>,
     pub b1: Array1<f32>,
     pub w2: Array1<f32>,
@@ -233,10 +79,10 @@ pub struct MlpGradient {
 }
 
 impl MlpGradient {
-    /// All zero, for a network of `hidden` units.
-    pub fn zeros(hidden: usize) -> MlpGradient {
+    /// All zero, for a network of `hidden` units over `inputs` inputs.
+    pub fn zeros(hidden: usize, inputs: usize) -> MlpGradient {
         MlpGradient {
-            w1: Array2::zeros((hidden, INPUTS)),
+            w1: Array2::zeros((hidden, inputs)),
             b1: Array1::zeros(hidden),
             w2: Array1::zeros(hidden),
             b2: 0.0,
@@ -275,53 +121,62 @@ impl MlpGradient {
 /// The trainable network: dense ndarray weights, forward pass and backpropagation.
 /// Evaluate with [`TdEvaluator`] inside the search: it is much faster.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Mlp {
+pub struct Mlp<G> {
     w1: Array2<f32>,
     b1: Array1<f32>,
     w2: Array1<f32>,
     b2: f32,
+    game: PhantomData<fn() -> G>,
 }
 
-impl Mlp {
+impl<G: Inputs> Mlp<G> {
     /// A network of `hidden` units with small random weights from a Xoshiro256++ seeded
     /// with `seed`: `W1` uniform in ±[`INIT_W1`], `w2` uniform in ±[`INIT_W2`]/√hidden,
-    /// biases 0. Every position starts with p ≈ ½. Panics unless `1 ≤ hidden ≤
-    /// MAX_HIDDEN`.
-    pub fn new_random(hidden: usize, seed: u64) -> Mlp {
+    /// biases 0. Every position starts with p ≈ ½. Panics unless
+    /// `1 ≤ hidden ≤ MAX_HIDDEN`.
+    pub fn new_random(hidden: usize, seed: u64) -> Mlp<G> {
         assert!(
             (1..=MAX_HIDDEN).contains(&hidden),
             "hidden size {hidden} outside 1..={MAX_HIDDEN}"
         );
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let w2_scale = INIT_W2 / (hidden as f32).sqrt();
-        let w1 =
-            Array2::from_shape_simple_fn((hidden, INPUTS), || rng.random_range(-INIT_W1..INIT_W1));
+        let w1 = Array2::from_shape_simple_fn((hidden, G::INPUTS), || {
+            rng.random_range(-INIT_W1..INIT_W1)
+        });
         let w2 = Array1::from_shape_simple_fn(hidden, || rng.random_range(-w2_scale..w2_scale));
         Mlp {
             w1,
             b1: Array1::zeros(hidden),
             w2,
             b2: 0.0,
+            game: PhantomData,
         }
     }
 
     /// A network from a payload, after [`MlpWeights::validate`].
-    pub fn from_weights(weights: &MlpWeights) -> Result<Mlp, String> {
-        weights.validate()?;
-        let w1 = Array2::from_shape_vec((weights.hidden, INPUTS), weights.w1.clone())
+    pub fn from_weights(weights: &MlpWeights) -> Result<Mlp<G>, String> {
+        weights.validate::<G>()?;
+        let w1 = Array2::from_shape_vec((weights.hidden, G::INPUTS), weights.w1.clone())
             .map_err(|e| format!("w1: {e}"))?;
         Ok(Mlp {
             w1,
             b1: Array1::from_vec(weights.b1.clone()),
             w2: Array1::from_vec(weights.w2.clone()),
             b2: weights.b2,
+            game: PhantomData,
         })
+    }
+
+    /// The fast evaluator of this network (a snapshot).
+    pub fn evaluator(&self) -> TdEvaluator<G> {
+        TdEvaluator::from_weights(&self.weights()).expect("a trained network is valid")
     }
 
     /// The model-file payload of this network.
     pub fn weights(&self) -> MlpWeights {
         MlpWeights {
-            features: FEATURE_SET_ID.to_string(),
+            features: G::INPUT_SET_ID.to_string(),
             hidden: self.hidden(),
             w1: self.w1.iter().copied().collect(),
             b1: self.b1.to_vec(),
@@ -334,7 +189,7 @@ impl Mlp {
         self.b1.len()
     }
 
-    /// First-layer weights, `hidden × INPUTS` (row j: the weights into hidden unit j).
+    /// First-layer weights, `hidden × G::INPUTS` (row j: the weights into hidden unit j).
     pub fn w1(&self) -> &Array2<f32> {
         &self.w1
     }
@@ -359,12 +214,12 @@ impl Mlp {
     }
 
     /// The output unit's logit `w2·h + b2` (so `output = σ(logit)`).
-    pub fn logit(&self, pos: &Checkers) -> f32 {
+    pub fn logit(&self, pos: &G) -> f32 {
         self.forward(&encode(pos)).1
     }
 
     /// The expected result for the side to move in `pos`: 1 win, ½ draw, 0 loss.
-    pub fn output(&self, pos: &Checkers) -> f32 {
+    pub fn output(&self, pos: &G) -> f32 {
         sigmoid(self.logit(pos))
     }
 
@@ -372,12 +227,12 @@ impl Mlp {
     /// with `x` the input, `h = σ(W1 x + b1)`, `p = σ(w2·h + b2)` and `d = p(1 − p)`:
     /// `∂p/∂b2 = d`, `∂p/∂w2_j = d h_j`, `∂p/∂b1_j = d w2_j h_j (1 − h_j)` and
     /// `∂p/∂W1_ji = ∂p/∂b1_j · x_i`.
-    pub fn gradient(&self, pos: &Checkers) -> (f32, MlpGradient) {
+    pub fn gradient(&self, pos: &G) -> (f32, MlpGradient) {
         let x = encode(pos);
         let (h, z) = self.forward(&x);
         let p = sigmoid(z);
         let d = p * (1.0 - p);
-        let mut g = MlpGradient::zeros(self.hidden());
+        let mut g = MlpGradient::zeros(self.hidden(), G::INPUTS);
         g.b2 = d;
         g.w2 = &h * d;
         g.b1 = Zip::from(&h)
@@ -385,7 +240,7 @@ impl Mlp {
             .map_collect(|&h, &w| d * w * h * (1.0 - h));
         // x is 0/1: the outer product `b1-gradient ⊗ x` is that column at each active
         // input and zero elsewhere.
-        for_each_active(pos, |i| g.w1.column_mut(i).assign(&g.b1));
+        pos.for_each_input(|i| g.w1.column_mut(i).assign(&g.b1));
         (p, g)
     }
 
@@ -403,9 +258,9 @@ impl Mlp {
         self.b2 += scale * g.b2;
     }
 
-    /// The prediction of the game result from White's point of view: the output if
-    /// White is to move in `pos`, else 1 − output.
-    pub fn white_view(&self, pos: &Checkers) -> f32 {
+    /// The prediction of the game result from the first player's point of view: the
+    /// output if the first player is to move in `pos`, else 1 − output.
+    pub fn first_view(&self, pos: &G) -> f32 {
         let p = self.output(pos);
         if pos.side_to_move() == Side::First {
             p
@@ -414,9 +269,9 @@ impl Mlp {
         }
     }
 
-    /// [`Mlp::white_view`] and its gradient (the output's gradient, negated when Black
-    /// is to move).
-    pub fn white_view_gradient(&self, pos: &Checkers) -> (f32, MlpGradient) {
+    /// [`Mlp::first_view`] and its gradient (the output's gradient, negated when the
+    /// second player is to move).
+    pub fn first_view_gradient(&self, pos: &G) -> (f32, MlpGradient) {
         let (p, mut g) = self.gradient(pos);
         if pos.side_to_move() == Side::First {
             (p, g)
@@ -428,15 +283,16 @@ impl Mlp {
 }
 
 /// Mean squared error of the network's predictions of game results: `samples` are
-/// (position, result for White: 1 / ½ / 0) pairs, predicted by [`Mlp::white_view`].
-/// 0 for no samples. For monitoring training (e.g. on held-out games).
-pub fn loss(mlp: &Mlp, samples: &[(Checkers, f32)]) -> f32 {
+/// (position, result for the first player: 1 / ½ / 0) pairs, predicted by
+/// [`Mlp::first_view`]. 0 for no samples. For monitoring training (e.g. on held-out
+/// games).
+pub fn loss<G: Inputs>(mlp: &Mlp<G>, samples: &[(G, f32)]) -> f32 {
     if samples.is_empty() {
         return 0.0;
     }
     let sum: f64 = samples
         .iter()
-        .map(|(pos, target)| f64::from(mlp.white_view(pos) - target).powi(2))
+        .map(|(pos, target)| f64::from(mlp.first_view(pos) - target).powi(2))
         .sum();
     (sum / samples.len() as f64) as f32
 }
@@ -456,25 +312,25 @@ pub struct TdReport {
     pub final_error: f32,
 }
 
-/// The prediction of the result from White's side at a TD-Leaf leaf, with its gradient:
-/// [`Mlp::white_view_gradient`], except at a leaf without legal moves (a game end the
+/// The prediction of the result from the first player's side at a TD-Leaf leaf, with its gradient:
+/// [`Mlp::first_view_gradient`], except at a leaf without legal moves (a game end the
 /// search saw), whose value is the known result (the side to move has lost) and does not
 /// depend on the weights (`None`: zero gradient).
-fn leaf_prediction(mlp: &Mlp, leaf: &Checkers) -> (f32, Option<MlpGradient>) {
+fn leaf_prediction<G: Inputs>(mlp: &Mlp<G>, leaf: &G) -> (f32, Option<MlpGradient>) {
     if leaf.has_legal_move() {
-        let (y, g) = mlp.white_view_gradient(leaf);
+        let (y, g) = mlp.first_view_gradient(leaf);
         (y, Some(g))
     } else {
-        (result_for_white(leaf.outcome_without_moves()), None)
+        (result_for_first(leaf.outcome_without_moves()), None)
     }
 }
 
 /// [`leaf_prediction`] without the gradient.
-fn leaf_value(mlp: &Mlp, leaf: &Checkers) -> f32 {
+fn leaf_value<G: Inputs>(mlp: &Mlp<G>, leaf: &G) -> f32 {
     if leaf.has_legal_move() {
-        mlp.white_view(leaf)
+        mlp.first_view(leaf)
     } else {
-        result_for_white(leaf.outcome_without_moves())
+        result_for_first(leaf.outcome_without_moves())
     }
 }
 
@@ -482,15 +338,15 @@ fn leaf_value(mlp: &Mlp, leaf: &Checkers) -> f32 {
 ///
 /// `leaves[t]` is the leaf of the principal variation the search found from the t-th
 /// searched position of the game (its static value is what the search backed up), in
-/// game order; `result_for_white` is the game result from White's side (1 / ½ / 0, see
-/// [`result_for_white`]). `lambda` ∈ [0, 1] is the trace decay, `alpha` > 0 the step
+/// game order; `result_for_first` is the game result from the first player's side (1 / ½ / 0, see
+/// [`result_for_first`]). `lambda` ∈ [0, 1] is the trace decay, `alpha` > 0 the step
 /// size.
 ///
-/// Every prediction is from White's point of view ([`Mlp::white_view`]):
-/// `Y_t = output(leaf_t)` if White is to move in the leaf, else `1 − output(leaf_t)`,
+/// Every prediction is from the first player's point of view ([`Mlp::first_view`]):
+/// `Y_t = output(leaf_t)` if the first player is to move in the leaf, else `1 − output(leaf_t)`,
 /// and `∇Y_t` is negated accordingly. One exception: a leaf without legal moves (the
 /// search saw the game end, e.g. a forced win near the end of a game) is not a position
-/// the network is asked about; its `Y` is the known result (0 if White is to move in it,
+/// the network is asked about; its `Y` is the known result (0 if the first player is to move in it,
 /// else 1) and its gradient is 0. Predictions before it then learn from the true value.
 ///
 /// With `w_0` the weights on entry and `w_t` the weights after t updates, step t = 1..n
@@ -506,11 +362,11 @@ fn leaf_value(mlp: &Mlp, leaf: &Checkers) -> f32 {
 /// with its gradient at `w_t`. An empty `leaves` changes nothing.
 ///
 /// Panics if `lambda` is outside [0, 1], `alpha` is negative or not finite, or
-/// `result_for_white` is outside [0, 1].
-pub fn td_lambda_episode(
-    mlp: &mut Mlp,
-    leaves: &[Checkers],
-    result_for_white: f32,
+/// `result_for_first` is outside [0, 1].
+pub fn td_lambda_episode<G: Inputs>(
+    mlp: &mut Mlp<G>,
+    leaves: &[G],
+    result_for_first: f32,
     lambda: f32,
     alpha: f32,
 ) -> TdReport {
@@ -523,13 +379,13 @@ pub fn td_lambda_episode(
         "alpha {alpha} must be finite and non-negative"
     );
     assert!(
-        (0.0..=1.0).contains(&result_for_white),
-        "result {result_for_white} outside [0, 1]"
+        (0.0..=1.0).contains(&result_for_first),
+        "result {result_for_first} outside [0, 1]"
     );
     let Some(first) = leaves.first() else {
         return TdReport::default();
     };
-    let mut trace = MlpGradient::zeros(mlp.hidden());
+    let mut trace = MlpGradient::zeros(mlp.hidden(), G::INPUTS);
     let (mut y, mut grad) = leaf_prediction(mlp, first);
     let mut report = TdReport {
         steps: leaves.len(),
@@ -546,7 +402,7 @@ pub fn td_lambda_episode(
         let next = leaves.get(t + 1);
         let target = match next {
             Some(leaf) => leaf_value(mlp, leaf),
-            None => result_for_white,
+            None => result_for_first,
         };
         let delta = target - y;
         squared_sum += f64::from(delta).powi(2);
@@ -562,129 +418,91 @@ pub fn td_lambda_episode(
     report
 }
 
-/// Hidden units the fast evaluator handles together: 16 f32 sums fit in registers.
-const BLOCK: usize = 16;
-
-/// The network as an [`Evaluator`] for the search: read-only, `Clone + Send + Sync`,
-/// about 0.19 µs per call with the default 48 hidden units (0.15 µs with 32, 0.24 µs
-/// with 64, 0.44 µs with 128; release build, one core of an AMD EPYC, SSE2 code).
-///
-/// Speed comes from the inputs' sparsity: at most 24 piece inputs and the side input
-/// are 1, the other 100-odd are 0, so `W1·x` is the sum of the `W1` columns of the active
-/// inputs. The evaluator keeps a column-major copy of `W1` (column i, the weights from
-/// input i to every hidden unit, is contiguous) with the hidden units padded to a multiple
-/// of 16 (padding units have all-zero weights, so they add `0 · σ(0) = 0`). It lists the
-/// ≤ 25 active inputs once, then for each block of 16 hidden units starts from `b1`, adds
-/// the block's slice of every active column in 16 running sums that stay in registers,
-/// and folds `w2 · σ(sums)` into 16 output lanes: fixed-size array loops that vectorise,
-/// no allocation, no dense input vector, no multiplication by the zero inputs. The output
-/// sigmoid is skipped: the value is the output logit `z = w2·h + b2` itself, since
-/// `ln(p/(1−p)) = z` for `p = σ(z)`.
-///
-/// Value in centi-units ([`centi_units`]): `round(100 · z)` = `100 · ln(p / (1 − p))`,
-/// clamped to ±[`EVAL_LIMIT`]. It orders positions exactly as `p` does, is 0 at p = ½,
-/// ±110 at p = 0.75 / 0.25, ±460 at p = 0.99 / 0.01, so a clear win is large.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TdEvaluator {
-    hidden: usize,
-    /// Blocks of [`BLOCK`] hidden units: `hidden` rounded up, divided by 16.
-    blocks: usize,
-    /// `W1` column-major by blocks: `columns[i * blocks + b][k]` = `W1[16b + k][i]`.
-    columns: Vec<[f32; BLOCK]>,
-    b1: Vec<[f32; BLOCK]>,
-    w2: Vec<[f32; BLOCK]>,
-    b2: f32,
+/// The TD(λ) learner's state: the network being trained.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TdState {
+    pub weights: MlpWeights,
 }
 
-impl TdEvaluator {
-    /// The evaluator of `mlp` (a snapshot: later training does not change it).
-    pub fn new(mlp: &Mlp) -> TdEvaluator {
-        let hidden = mlp.hidden();
-        let blocks = hidden.div_ceil(BLOCK);
-        // Zero-padded to `blocks` blocks, then cut into blocks.
-        let blocked = |values: &mut dyn Iterator<Item = f32>| -> Vec<[f32; BLOCK]> {
-            let mut out = vec![[0.0; BLOCK]; blocks];
-            for (j, v) in values.enumerate() {
-                out[j / BLOCK][j % BLOCK] = v;
-            }
-            out
+impl TdState {
+    /// A new random network of `hidden` units for game `G`.
+    pub fn new<G: Inputs>(hidden: usize, seed: u64) -> TdState {
+        TdState {
+            weights: Mlp::<G>::new_random(hidden, seed).weights(),
+        }
+    }
+}
+
+impl<G: EvalGame> Learner<G> for TdState {
+    /// Self-play with a snapshot of the network, then one TD(λ) episode per game, in game
+    /// order.
+    fn iterate(&mut self, it: &mut Iteration<'_, G>) -> Result<Option<IterationReport>, String> {
+        let Some(games) = it.self_play(&self.evaluator())? else {
+            return Ok(None);
         };
-        let columns = mlp
-            .w1
-            .columns()
-            .into_iter()
-            .flat_map(|column| blocked(&mut column.iter().copied()))
+        let settings = &it.config.td;
+        let mut mlp = Mlp::<G>::from_weights(&self.weights).expect("learner weights are valid");
+        let targets: Vec<(G, f32)> = games
+            .iter()
+            .flat_map(|g| {
+                g.leaves
+                    .iter()
+                    .map(|&leaf| (leaf, result_for_first(g.outcome)))
+            })
             .collect();
-        TdEvaluator {
-            hidden,
-            blocks,
-            columns,
-            b1: blocked(&mut mlp.b1.iter().copied()),
-            w2: blocked(&mut mlp.w2.iter().copied()),
-            b2: mlp.b2,
+        let loss_before = loss(&mlp, &targets) as f64;
+        let mut squared = 0.0;
+        let mut steps = 0;
+        for (done, game) in games.iter().enumerate() {
+            let report = td_lambda_episode(
+                &mut mlp,
+                &game.leaves,
+                result_for_first(game.outcome),
+                settings.lambda as f32,
+                settings.alpha as f32,
+            );
+            squared += report.mean_squared_td_error as f64 * report.steps as f64;
+            steps += report.steps;
+            (it.progress)(Stage::Episodes, done as u64 + 1, games.len() as u64);
         }
+        self.weights = mlp.weights();
+        Ok(Some(IterationReport {
+            games: games.len() as u64,
+            positions: games.iter().map(|g| g.len() as u64).sum(),
+            loss_before,
+            loss: loss(&mlp, &targets) as f64,
+            detail: format!(
+                "{steps} TD(λ) steps, mean squared temporal difference {:.5}",
+                squared / steps.max(1) as f64
+            ),
+        }))
     }
 
-    /// The evaluator of a model-file payload, after [`MlpWeights::validate`].
-    pub fn from_weights(weights: &MlpWeights) -> Result<TdEvaluator, String> {
-        Ok(TdEvaluator::new(&Mlp::from_weights(weights)?))
+    fn evaluator(&self) -> AnyEvaluator<G> {
+        AnyEvaluator::Td(
+            TdEvaluator::from_weights(&self.weights).expect("learner weights are valid"),
+        )
     }
 
-    pub fn hidden(&self) -> usize {
-        self.hidden
+    fn model_header(&self, game: &str) -> ModelHeader {
+        ModelHeader::new(game, td::KIND, G::INPUT_SET_ID)
     }
 
-    /// The output logit `ln(p / (1 − p))` for the side to move, by the sparse sum.
-    #[inline]
-    pub fn logit(&self, pos: &Checkers) -> f32 {
-        let mut active = [0usize; MAX_ACTIVE];
-        let mut count = 0;
-        for_each_active(pos, |i| {
-            // A real position has at most 25 active inputs; never more than 33.
-            if let Some(slot) = active.get_mut(count) {
-                *slot = i * self.blocks;
-                count += 1;
-            }
-        });
-        let active = &active[..count];
-        let mut lanes = [0.0f32; BLOCK];
-        for (block, (b1, w2)) in self.b1.iter().zip(&self.w2).enumerate() {
-            let mut sums = *b1;
-            for &start in active {
-                let column = &self.columns[start + block];
-                for k in 0..BLOCK {
-                    sums[k] += column[k];
-                }
-            }
-            for k in 0..BLOCK {
-                lanes[k] += w2[k] * sigmoid(sums[k]);
-            }
-        }
-        self.b2 + lanes.iter().sum::<f32>()
-    }
-}
-
-/// The centi-unit value of an output logit: `round(100 · z)` clamped to ±[`EVAL_LIMIT`]
-/// (a NaN gives 0).
-#[inline]
-pub fn centi_units(logit: f32) -> i32 {
-    ((CENTI_PER_LOGIT * logit).round() as i32).clamp(-EVAL_LIMIT, EVAL_LIMIT)
-}
-
-impl Evaluator<Checkers> for TdEvaluator {
-    #[inline]
-    fn evaluate(&self, pos: &Checkers) -> i32 {
-        centi_units(self.logit(pos))
-    }
-
-    fn name(&self) -> String {
-        KIND.to_string()
+    fn save_model(&self, path: &Path, header: &mut ModelHeader) -> Result<(), ModelError> {
+        save_model(path, header, &self.weights)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::td::{active_inputs, centi_units, exp};
+    use crate::eval::{EVAL_LIMIT, Evaluator};
+    use crate::game::Game;
+    use crate::game::checkers::Checkers;
+    use crate::game::checkers::encoding::SIDE_INPUT;
+
+    const INPUTS: usize = <Checkers as Inputs>::INPUTS;
     use crate::game::MoveList;
 
     fn pos(fen: &str) -> Checkers {
@@ -760,13 +578,13 @@ mod tests {
     fn gradient_matches_finite_differences() {
         const H: usize = 4;
         // Larger weights than the initial ones, so every term of the gradient matters.
-        let mut w = Mlp::new_random(H, 7).weights();
+        let mut w = Mlp::<Checkers>::new_random(H, 7).weights();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
         for v in w.w1.iter_mut().chain(&mut w.b1).chain(&mut w.w2) {
             *v = rng.random_range(-1.0..1.0);
         }
         w.b2 = 0.3;
-        let mlp = Mlp::from_weights(&w).unwrap();
+        let mlp = Mlp::<Checkers>::from_weights(&w).unwrap();
         let base = flat(&w);
         let positions = [
             Checkers::start(),
@@ -800,13 +618,13 @@ mod tests {
         let positions = random_positions(11, 40);
         assert!(positions.len() >= 1000, "{} positions", positions.len());
         for scale in [1.0f32, 8.0] {
-            let mut w = Mlp::new_random(DEFAULT_HIDDEN, 5).weights();
+            let mut w = Mlp::<Checkers>::new_random(DEFAULT_HIDDEN, 5).weights();
             for v in w.w1.iter_mut().chain(&mut w.w2) {
                 *v *= scale;
             }
             w.b2 = 0.25;
-            let mlp = Mlp::from_weights(&w).unwrap();
-            let fast = TdEvaluator::new(&mlp);
+            let mlp = Mlp::<Checkers>::from_weights(&w).unwrap();
+            let fast = mlp.evaluator();
             let mut spread = 0;
             for p in &positions {
                 let value = fast.evaluate(p);
@@ -851,12 +669,12 @@ mod tests {
 
     #[test]
     fn weights_round_trip_through_json() {
-        let mlp = Mlp::new_random(6, 1);
+        let mlp = Mlp::<Checkers>::new_random(6, 1);
         let w = mlp.weights();
         let text = serde_json::to_string(&w).unwrap();
         let back: MlpWeights = serde_json::from_str(&text).unwrap();
         assert_eq!(back, w);
-        let again = Mlp::from_weights(&back).unwrap();
+        let again = Mlp::<Checkers>::from_weights(&back).unwrap();
         assert_eq!(again, mlp);
         let p = Checkers::start();
         assert_eq!(again.output(&p), mlp.output(&p));
@@ -864,8 +682,8 @@ mod tests {
 
     #[test]
     fn corrupt_weights_are_rejected() {
-        let good = Mlp::new_random(4, 2).weights();
-        assert!(good.validate().is_ok());
+        let good = Mlp::<Checkers>::new_random(4, 2).weights();
+        assert!(good.validate::<Checkers>().is_ok());
         let mut bad: Vec<MlpWeights> = Vec::new();
         let mut w = good.clone();
         w.w1.pop();
@@ -901,14 +719,14 @@ mod tests {
         w.features = "samuel-v1".into();
         bad.push(w);
         for w in bad {
-            assert!(w.validate().is_err(), "{w:?}");
-            assert!(Mlp::from_weights(&w).is_err());
-            assert!(TdEvaluator::from_weights(&w).is_err());
+            assert!(w.validate::<Checkers>().is_err(), "{w:?}");
+            assert!(Mlp::<Checkers>::from_weights(&w).is_err());
+            assert!(TdEvaluator::<Checkers>::from_weights(&w).is_err());
         }
         let short_json =
             r#"{"features":"board-onehot-129","hidden":1,"w1":[],"b1":[0],"w2":[0],"b2":0}"#;
         let w: MlpWeights = serde_json::from_str(short_json).unwrap();
-        assert!(Mlp::from_weights(&w).is_err());
+        assert!(Mlp::<Checkers>::from_weights(&w).is_err());
     }
 
     #[test]
@@ -917,7 +735,7 @@ mod tests {
         let lost_white = pos("W:W:B12,K20");
         let lost_black = pos("B:W21,K30:B");
         assert!(!lost_white.has_legal_move() && !lost_black.has_legal_move());
-        let mlp = Mlp::new_random(4, 1);
+        let mlp = Mlp::<Checkers>::new_random(4, 1);
         assert_eq!(leaf_value(&mlp, &lost_white), 0.0);
         assert_eq!(leaf_value(&mlp, &lost_black), 1.0);
         assert!(leaf_prediction(&mlp, &lost_black).1.is_none());
@@ -930,12 +748,12 @@ mod tests {
         let before = pos("W:W21:B12");
         let mut trained = mlp.clone();
         td_lambda_episode(&mut trained, &[before, lost_white], 0.0, 0.7, 0.5);
-        assert!(trained.white_view(&before) < mlp.white_view(&before));
+        assert!(trained.first_view(&before) < mlp.first_view(&before));
     }
 
     #[test]
     fn empty_episode_changes_nothing() {
-        let mut mlp = Mlp::new_random(4, 9);
+        let mut mlp = Mlp::<Checkers>::new_random(4, 9);
         let before = mlp.clone();
         let report = td_lambda_episode(&mut mlp, &[], 1.0, 0.7, 0.1);
         assert_eq!(report.steps, 0);
@@ -1040,14 +858,14 @@ mod tests {
         let w3 = axpy(&w2, alpha * d3, &e3);
 
         let payload = |w: &[f64]| MlpWeights {
-            features: FEATURE_SET_ID.into(),
+            features: Checkers::INPUT_SET_ID.into(),
             hidden: H,
             w1: w[..B1].iter().map(|&v| v as f32).collect(),
             b1: w[B1..W2].iter().map(|&v| v as f32).collect(),
             w2: w[W2..B2].iter().map(|&v| v as f32).collect(),
             b2: w[B2] as f32,
         };
-        let mut mlp = Mlp::from_weights(&payload(&w0)).unwrap();
+        let mut mlp = Mlp::<Checkers>::from_weights(&payload(&w0)).unwrap();
         let report = td_lambda_episode(&mut mlp, &leaves, z as f32, lambda as f32, alpha as f32);
         assert_eq!(report.steps, 3);
         assert!((f64::from(report.first_prediction) - y1).abs() < 1e-6);

@@ -1,7 +1,10 @@
-//! The training loop behind `evalearn train`. Each iteration: self-play with the current
-//! model → learner update → the model saved atomically as a new revision (a running
-//! `evalearn play --model` picks it up) → on schedule, an evaluation match against the
-//! material evaluator → one metrics line, the learning curve redrawn, a checkpoint.
+//! The training loop behind `evalearn train`, the same for every learner and every game.
+//! Each iteration: the learner plays its self-play games and learns from them (through
+//! the small [`Learner`] trait: the loop knows nothing of which learner it drives) → the
+//! model saved atomically as a new revision (a running `evalearn play --model` picks it
+//! up) → on schedule, an evaluation match against the game's baseline evaluator
+//! (draughts `material`, Kalah `stores`) → one metrics line, the learning curve redrawn,
+//! a checkpoint.
 //!
 //! Every random choice of iteration `i` comes from the run's seed and the numbers of its
 //! games, and a checkpoint holds the whole learner state at the end of an iteration. So
@@ -16,23 +19,17 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::config::{LearnerKind, TrainConfig};
+use super::glem::GlemState;
 use super::plot::{CurvePoint, learning_curve_svg};
-use super::samuel::{self, SamuelPlay, SamuelState};
+use super::samuel::SamuelState;
+use super::td::TdState;
 use crate::arena::engine_game::Exploration;
 use crate::arena::matches::{MatchConfig, run_match};
 use crate::arena::openings::{random_openings, random_openings_up_to, read_openings};
-use crate::eval::Material;
-use crate::eval::features::FEATURE_SET_ID;
-use crate::eval::linear::{self, Linear};
+use crate::eval::EvalGame;
 use crate::eval::spec::AnyEvaluator;
-use crate::game::Game;
-use crate::game::checkers::Checkers;
-use crate::io::dataset::{DatasetGame, GameFrame};
+use crate::io::dataset::DatasetGame;
 use crate::io::model::{ModelError, ModelHeader, load_model, save_model};
-use crate::learn::glem::{
-    self, FitParams, Glem, GlemModel, Phases, default_regions, mine, samples_from_games,
-};
-use crate::learn::td::{self, Mlp, MlpWeights, TdEvaluator, result_for_white, td_lambda_episode};
 use crate::search::Limits;
 use crate::selfplay::{self, SelfPlayConfig, Shard};
 
@@ -43,73 +40,121 @@ const OPENING_POOL: usize = 4096;
 /// Keeps the evaluation openings apart from the self-play ones of the same seed.
 const EVALUATION_SEED: u64 = 0x6576_616C;
 
-/// A learner's state between iterations.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub enum LearnerState {
-    Samuel(SamuelState),
-    /// The network being trained by TD(λ).
-    Td(MlpWeights),
-    Glem(GlemState),
+/// What one learner iteration did.
+pub struct IterationReport {
+    pub games: u64,
+    pub positions: u64,
+    /// The learner's loss on this iteration's data with the model from before the update
+    /// and after it (see [`MetricsLine`]).
+    pub loss_before: f64,
+    pub loss: f64,
+    /// Learner-specific figures, in words.
+    pub detail: String,
 }
 
-/// GLEM's state: the model and the recent games it is fitted on.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct GlemState {
-    pub model: GlemModel,
-    /// The most recent self-play games, oldest first.
-    pub pool: Vec<GameFrame>,
+/// What a learner gets for one iteration: the run's settings, the openings, the number
+/// of its first game, and the worker pool for its self-play.
+pub struct Iteration<'a, G: EvalGame> {
+    pub config: &'a TrainConfig,
+    /// Iterations finished before this one.
+    pub number: u64,
+    pub openings: &'a [G],
+    /// Number of the iteration's first game (its random stream and opening follow it).
+    pub first_game: u64,
+    pub exploration: Option<Exploration>,
+    /// Raised (by Ctrl-C) to stop: the iteration then reports `None`.
+    pub stop: &'a AtomicBool,
+    /// Called with (stage, units done, units in the stage) as the iteration goes on.
+    pub progress: &'a mut dyn FnMut(Stage, u64, u64),
 }
 
-impl LearnerState {
-    fn new(config: &TrainConfig) -> LearnerState {
-        match config.learner {
-            LearnerKind::Samuel => LearnerState::Samuel(SamuelState::new()),
-            LearnerKind::Td => {
-                LearnerState::Td(Mlp::new_random(config.td.hidden, config.seed).weights())
-            }
-            LearnerKind::Glem => LearnerState::Glem(GlemState {
-                model: GlemModel::new(default_regions(), Vec::new(), Phases::default()),
-                pool: Vec::new(),
-            }),
+impl<G: EvalGame> Iteration<'_, G> {
+    /// The iteration's self-play games with `evaluator` on the worker pool, sorted by
+    /// number, or `None` if the run was stopped before they were done.
+    pub fn self_play(
+        &mut self,
+        evaluator: &AnyEvaluator<G>,
+    ) -> Result<Option<Vec<DatasetGame<G>>>, String> {
+        let s = &self.config.selfplay;
+        let sp = SelfPlayConfig {
+            games: s.games_per_iteration,
+            first_game: self.first_game,
+            limits: s.limits(),
+            seed: self.config.seed,
+            exploration: self.exploration,
+            ply_cap: s.ply_cap,
+            threads: s.threads,
+            shard: Shard::WHOLE,
+            tt_mib: s.tt_mb,
+        };
+        let mut games = Vec::with_capacity(s.games_per_iteration as usize);
+        let progress = &mut self.progress;
+        selfplay::run(&sp, evaluator, self.openings, self.stop, |game| {
+            games.push(game);
+            progress(Stage::SelfPlay, games.len() as u64, s.games_per_iteration);
+        })?;
+        if (games.len() as u64) < s.games_per_iteration {
+            return Ok(None);
         }
+        games.sort_by_key(|g| g.index);
+        Ok(Some(games))
     }
+}
 
+/// A learner as the training loop drives it.
+pub trait Learner<G: EvalGame> {
+    /// Plays the iteration's games and learns from them; `None` if the run was stopped
+    /// (the learner's state must then be discarded).
+    fn iterate(&mut self, it: &mut Iteration<'_, G>) -> Result<Option<IterationReport>, String>;
     /// The current model as an evaluator.
-    pub fn evaluator(&self) -> AnyEvaluator {
-        match self {
-            LearnerState::Samuel(s) => {
-                AnyEvaluator::Linear(Linear::new(&s.a).expect("learner weights are valid"))
-            }
-            LearnerState::Td(w) => td_evaluator(w),
-            LearnerState::Glem(g) => glem_evaluator(&g.model),
+    fn evaluator(&self) -> AnyEvaluator<G>;
+    /// The header of the model files (evaluator kind and feature set) for game `game`.
+    fn model_header(&self, game: &str) -> ModelHeader;
+    /// Saves the current model as a new revision of `header`.
+    fn save_model(&self, path: &Path, header: &mut ModelHeader) -> Result<(), ModelError>;
+}
+
+/// A learner's state between iterations: what checkpoints hold.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(bound = "")]
+pub enum LearnerState<G: EvalGame> {
+    Samuel(SamuelState),
+    Td(TdState),
+    Glem(GlemState<G>),
+}
+
+impl<G: EvalGame> LearnerState<G> {
+    fn new(config: &TrainConfig) -> LearnerState<G> {
+        match config.learner {
+            LearnerKind::Samuel => LearnerState::Samuel(SamuelState::new::<G>()),
+            LearnerKind::Td => LearnerState::Td(TdState::new::<G>(config.td.hidden, config.seed)),
+            LearnerKind::Glem => LearnerState::Glem(GlemState::new()),
         }
     }
 
-    /// Saves the current model (a new revision of `header`).
-    fn save_model(&self, path: &Path, header: &mut ModelHeader) -> Result<(), ModelError> {
+    /// The learner, to drive.
+    pub fn learner_mut(&mut self) -> &mut dyn Learner<G> {
         match self {
-            LearnerState::Samuel(s) => save_model(path, header, &s.a),
-            LearnerState::Td(w) => save_model(path, header, w),
-            LearnerState::Glem(g) => save_model(path, header, &g.model),
+            LearnerState::Samuel(s) => s,
+            LearnerState::Td(s) => s,
+            LearnerState::Glem(s) => s,
         }
     }
 
-    fn model_header(&self) -> ModelHeader {
+    /// The learner, to read its model.
+    pub fn learner(&self) -> &dyn Learner<G> {
         match self {
-            LearnerState::Samuel(_) => {
-                ModelHeader::new(Checkers::NAME, linear::KIND, FEATURE_SET_ID)
-            }
-            LearnerState::Td(_) => ModelHeader::new(Checkers::NAME, td::KIND, td::FEATURE_SET_ID),
-            LearnerState::Glem(_) => {
-                ModelHeader::new(Checkers::NAME, glem::KIND, glem::FEATURE_SET_ID)
-            }
+            LearnerState::Samuel(s) => s,
+            LearnerState::Td(s) => s,
+            LearnerState::Glem(s) => s,
         }
     }
 }
 
 /// Everything needed to continue a run: written after every iteration.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Checkpoint {
+#[serde(bound = "")]
+pub struct Checkpoint<G: EvalGame> {
     pub config_text: String,
     /// Iterations finished.
     pub iteration: u64,
@@ -118,7 +163,7 @@ pub struct Checkpoint {
     /// Training time so far (all sessions), in seconds.
     pub seconds: f64,
     pub model_revision: u64,
-    pub learner: LearnerState,
+    pub learner: LearnerState<G>,
     /// Evaluations so far: (games, Elo, low, high).
     pub curve: Vec<(u64, f64, f64, f64)>,
 }
@@ -132,9 +177,10 @@ pub struct MetricsLine {
     pub positions: u64,
     /// The learner's loss on this iteration's training data with the model from before
     /// the update (`loss_before`) and after it (`loss`): Samuel, the squared error of the
-    /// static values against the search values (men²); GLEM, the squared error of its
-    /// predictions against the blended targets; TD(λ), the squared error of the
-    /// predictions at the principal-variation leaves against the game results.
+    /// static values against the search values (units of 100 centi-units, squared); GLEM,
+    /// the squared error of its predictions against the blended targets; TD(λ), the
+    /// squared error of the predictions at the principal-variation leaves against the
+    /// game results.
     pub loss_before: f64,
     pub loss: f64,
     /// The evaluation match of this iteration, if one was played.
@@ -147,15 +193,6 @@ pub struct MetricsLine {
     pub elapsed_s: f64,
     /// Learner-specific figures, in words.
     pub detail: String,
-}
-
-/// What one learner iteration did.
-struct IterationResult {
-    games: u64,
-    positions: u64,
-    loss_before: f64,
-    loss: f64,
-    detail: String,
 }
 
 /// Options of a training run from the command line.
@@ -178,7 +215,7 @@ pub enum Stage {
     Fit,
     /// TD(λ) episodes, one per game.
     Episodes,
-    /// Games of the evaluation match against material.
+    /// Games of the evaluation match against the baseline.
     Evaluation,
 }
 
@@ -189,7 +226,7 @@ impl Stage {
             Stage::SelfPlay => "self-play games",
             Stage::Fit => "fitting epochs",
             Stage::Episodes => "TD(λ) episodes",
-            Stage::Evaluation => "evaluation games against material",
+            Stage::Evaluation => "evaluation games against the baseline",
         }
     }
 }
@@ -205,12 +242,15 @@ pub struct TrainSummary {
     pub last: Option<MetricsLine>,
 }
 
-/// Runs (or resumes) a training run.
-pub fn train(
+/// Runs (or resumes) a training run of game `G` in `variant` (the config's game).
+pub fn train<G: EvalGame>(
+    variant: G::Variant,
     config: &TrainConfig,
     config_text: &str,
-    mut options: TrainOptions,
+    options: TrainOptions,
 ) -> Result<TrainSummary, String> {
+    let game = G::variant_name(variant);
+    let baseline = G::BUILTINS[0];
     let checkpoint_path = config.beside_model("ckpt");
     let metrics_path = config.beside_model("metrics.jsonl");
     let curve_path = config.beside_model("curve.svg");
@@ -219,7 +259,7 @@ pub fn train(
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     let mut state = if options.resume {
-        let checkpoint = read_checkpoint(&checkpoint_path)?;
+        let checkpoint = read_checkpoint::<G>(&checkpoint_path, &game)?;
         let saved = TrainConfig::parse(&checkpoint.config_text).map_err(|e| {
             format!(
                 "checkpoint {}: its config does not parse: {e}",
@@ -255,13 +295,15 @@ pub fn train(
     };
     let mut metrics = read_metrics(&metrics_path, state.iteration)?;
 
+    let start = G::start_of(variant);
     let selfplay = &config.selfplay;
     let total_games = selfplay
         .games_per_iteration
         .saturating_mul(config.budget.iterations);
     let openings = match &selfplay.openings {
-        Some(path) => read_openings(path)?,
+        Some(path) => read_openings::<G>(variant, path)?,
         None => random_openings_up_to(
+            start,
             (total_games as usize).min(OPENING_POOL),
             selfplay.random_plies,
             config.seed,
@@ -269,6 +311,7 @@ pub fn train(
     };
     let eval = &config.evaluation;
     let eval_openings = random_openings(
+        start,
         (eval.games / 2) as usize,
         eval.random_plies,
         config.seed ^ EVALUATION_SEED,
@@ -294,155 +337,17 @@ pub fn train(
             interrupted = true;
             break;
         }
-        let first_game = state.iteration * selfplay.games_per_iteration;
         let mut learner = state.learner.clone();
-        let result = match &mut learner {
-            LearnerState::Samuel(s) => {
-                let play = SamuelPlay {
-                    limits: selfplay.limits(),
-                    exploration,
-                    ply_cap: selfplay.ply_cap,
-                    tt_mib: selfplay.tt_mb,
-                    openings: &openings,
-                    seed: config.seed,
-                };
-                let mut done = 0;
-                let games = selfplay.games_per_iteration;
-                samuel::iteration(
-                    s,
-                    &config.samuel,
-                    &play,
-                    first_game,
-                    games,
-                    options.stop,
-                    || {
-                        done += 1;
-                        (options.progress)(Stage::SelfPlay, done, games);
-                    },
-                )
-                .map(|r| IterationResult {
-                    games: r.games,
-                    positions: r.positions,
-                    loss_before: r.loss_before,
-                    loss: r.loss,
-                    detail: format!(
-                        "A {}-{}-{} against B, {} copies to B, {} weights zeroed",
-                        r.a_wins, r.draws, r.b_wins, r.copies, r.zeroings
-                    ),
-                })
-            }
-            LearnerState::Td(weights) => {
-                let evaluator = td_evaluator(weights);
-                let settings = &config.td;
-                self_play(
-                    config,
-                    &evaluator,
-                    &openings,
-                    first_game,
-                    exploration,
-                    &mut options,
-                )?
-                .map(|games| {
-                    let mut mlp = Mlp::from_weights(weights).expect("learner weights are valid");
-                    let targets: Vec<(Checkers, f32)> = games
-                        .iter()
-                        .flat_map(|g| {
-                            g.leaves
-                                .iter()
-                                .map(|&leaf| (leaf, result_for_white(g.outcome)))
-                        })
-                        .collect();
-                    let loss_before = td::loss(&mlp, &targets) as f64;
-                    let mut squared = 0.0;
-                    let mut steps = 0;
-                    for (done, game) in games.iter().enumerate() {
-                        let report = td_lambda_episode(
-                            &mut mlp,
-                            &game.leaves,
-                            result_for_white(game.outcome),
-                            settings.lambda as f32,
-                            settings.alpha as f32,
-                        );
-                        squared += report.mean_squared_td_error as f64 * report.steps as f64;
-                        steps += report.steps;
-                        (options.progress)(Stage::Episodes, done as u64 + 1, games.len() as u64);
-                    }
-                    *weights = mlp.weights();
-                    IterationResult {
-                        games: games.len() as u64,
-                        positions: games.iter().map(|g| g.len() as u64).sum(),
-                        loss_before,
-                        loss: td::loss(&mlp, &targets) as f64,
-                        detail: format!(
-                            "{steps} TD(λ) steps, mean squared temporal difference {:.5}",
-                            squared / steps.max(1) as f64
-                        ),
-                    }
-                })
-            }
-            LearnerState::Glem(g) => {
-                let evaluator = glem_evaluator(&g.model);
-                let settings = &config.glem;
-                let iteration = state.iteration;
-                self_play(
-                    config,
-                    &evaluator,
-                    &openings,
-                    first_game,
-                    exploration,
-                    &mut options,
-                )?
-                .map(|games| {
-                    let positions = games.iter().map(|g| g.len() as u64).sum();
-                    g.pool.extend(games.iter().map(DatasetGame::to_frame));
-                    let excess = g.pool.len().saturating_sub(settings.pool_games);
-                    g.pool.drain(..excess);
-                    let pool: Vec<DatasetGame> = g
-                        .pool
-                        .iter()
-                        .map(|f| DatasetGame::from_frame(f).expect("own games replay"))
-                        .collect();
-                    let samples = samples_from_games(&pool, settings.search_weight as f32);
-                    let mut mined = None;
-                    if g.model.configurations.is_empty()
-                        || iteration.is_multiple_of(settings.remine_every)
-                    {
-                        let sample_positions: Vec<Checkers> =
-                            samples.iter().map(|s| s.position).collect();
-                        let configurations = mine(
-                            &sample_positions,
-                            &g.model.regions,
-                            settings.min_support,
-                            settings.max_atoms,
-                        );
-                        mined = Some(configurations.len());
-                        g.model = g.model.with_configurations(configurations);
-                    }
-                    let params = FitParams {
-                        epochs: settings.epochs,
-                        learning_rate: settings.learning_rate,
-                        ..FitParams::default()
-                    };
-                    let report = g.model.fit_with_progress(&samples, &params, &mut |epoch| {
-                        (options.progress)(Stage::Fit, epoch as u64, params.epochs as u64)
-                    });
-                    IterationResult {
-                        games: games.len() as u64,
-                        positions,
-                        loss_before: report.loss_before,
-                        loss: report.loss_after,
-                        detail: format!(
-                            "{} samples from {} games, {} configurations{}",
-                            samples.len(),
-                            pool.len(),
-                            g.model.configurations.len(),
-                            mined.map_or(String::new(), |_| " (mined again)".to_string()),
-                        ),
-                    }
-                })
-            }
+        let mut iteration = Iteration {
+            config,
+            number: state.iteration,
+            openings: &openings,
+            first_game: state.iteration * selfplay.games_per_iteration,
+            exploration,
+            stop: options.stop,
+            progress: &mut *options.progress,
         };
-        let Some(result) = result else {
+        let Some(result) = learner.learner_mut().iterate(&mut iteration)? else {
             interrupted = true;
             break;
         };
@@ -451,14 +356,14 @@ pub fn train(
         state.games += result.games;
         state.positions += result.positions;
 
-        let mut header = state.learner.model_header();
+        let model = state.learner.learner();
+        let mut header = model.model_header(&game);
         header.revision = state.model_revision;
         header.meta.config = config_text.to_string();
         header.meta.seed = config.seed;
         header.meta.games = state.games;
         header.meta.positions = state.positions;
-        state
-            .learner
+        model
             .save_model(&config.model, &mut header)
             .map_err(|e| e.to_string())?;
         state.model_revision = header.revision;
@@ -480,7 +385,6 @@ pub fn train(
             detail: result.detail,
         };
         if scheduled {
-            let evaluator = state.learner.evaluator();
             let match_config = MatchConfig {
                 pairs: eval.games / 2,
                 limits_a: Limits::depth(eval.depth),
@@ -492,8 +396,8 @@ pub fn train(
                 sprt: None,
             };
             let outcome = run_match(
-                &evaluator,
-                &AnyEvaluator::Material(Material),
+                &model.evaluator(),
+                &AnyEvaluator::baseline(),
                 &eval_openings,
                 &match_config,
                 |_, tally| {
@@ -521,7 +425,7 @@ pub fn train(
                 })
                 .collect();
             let title = format!(
-                "{} learner: Elo against material (depth {}, {} games per evaluation)",
+                "{} learner ({game}): Elo against {baseline} (depth {}, {} games per evaluation)",
                 config.learner.name(),
                 eval.depth,
                 eval.games
@@ -531,10 +435,10 @@ pub fn train(
         }
         state.seconds = seconds_before + session.elapsed().as_secs_f64();
         line.elapsed_s = state.seconds;
-        (options.log)(&describe(&line, config.budget.iterations));
+        (options.log)(&describe(&line, config.budget.iterations, baseline));
         metrics.push(line);
         write_metrics(&metrics_path, &metrics)?;
-        write_checkpoint(&checkpoint_path, &state, config)?;
+        write_checkpoint(&checkpoint_path, &game, &state, config)?;
     }
     Ok(TrainSummary {
         iterations: state.iteration,
@@ -544,55 +448,6 @@ pub fn train(
         interrupted,
         last: metrics.last().cloned(),
     })
-}
-
-/// A TD network as an evaluator.
-fn td_evaluator(weights: &MlpWeights) -> AnyEvaluator {
-    AnyEvaluator::Td(TdEvaluator::from_weights(weights).expect("learner weights are valid"))
-}
-
-/// A GLEM model as an evaluator. Before any configuration is mined the model is all
-/// zeros, so the first games are played with the material evaluator instead.
-fn glem_evaluator(model: &GlemModel) -> AnyEvaluator {
-    if model.configurations.is_empty() {
-        AnyEvaluator::Material(Material)
-    } else {
-        AnyEvaluator::Glem(Glem::new(model).expect("learner model is valid"))
-    }
-}
-
-/// Plays one iteration's self-play games with `evaluator` on the worker pool; the games
-/// come back sorted by number, or `None` if the run was stopped before they were done.
-fn self_play(
-    config: &TrainConfig,
-    evaluator: &AnyEvaluator,
-    openings: &[Checkers],
-    first_game: u64,
-    exploration: Option<Exploration>,
-    options: &mut TrainOptions,
-) -> Result<Option<Vec<DatasetGame>>, String> {
-    let s = &config.selfplay;
-    let sp = SelfPlayConfig {
-        games: s.games_per_iteration,
-        first_game,
-        limits: s.limits(),
-        seed: config.seed,
-        exploration,
-        ply_cap: s.ply_cap,
-        threads: s.threads,
-        shard: Shard::WHOLE,
-        tt_mib: s.tt_mb,
-    };
-    let mut games = Vec::with_capacity(s.games_per_iteration as usize);
-    selfplay::run(&sp, evaluator, openings, options.stop, |game| {
-        games.push(game);
-        (options.progress)(Stage::SelfPlay, games.len() as u64, s.games_per_iteration);
-    })?;
-    if (games.len() as u64) < s.games_per_iteration {
-        return Ok(None);
-    }
-    games.sort_by_key(|g| g.index);
-    Ok(Some(games))
 }
 
 /// Two configurations train the same way (only the budget may differ).
@@ -607,7 +462,7 @@ fn same_training(a: &TrainConfig, b: &TrainConfig) -> bool {
 }
 
 /// The iteration's line for the terminal.
-fn describe(line: &MetricsLine, iterations: u64) -> String {
+fn describe(line: &MetricsLine, iterations: u64, baseline: &str) -> String {
     let mut text = format!(
         "iteration {}/{iterations}: {} games, {} positions, loss {:.5} → {:.5}",
         line.iteration, line.games, line.positions, line.loss_before, line.loss
@@ -616,7 +471,7 @@ fn describe(line: &MetricsLine, iterations: u64) -> String {
         (line.score, line.elo, line.elo_low, line.elo_high)
     {
         text.push_str(&format!(
-            ", against material {:.1}% (Elo {elo:+.0} [{low:+.0}, {high:+.0}])",
+            ", against {baseline} {:.1}% (Elo {elo:+.0} [{low:+.0}, {high:+.0}])",
             100.0 * score
         ));
     }
@@ -624,14 +479,19 @@ fn describe(line: &MetricsLine, iterations: u64) -> String {
     text
 }
 
-fn read_checkpoint(path: &Path) -> Result<Checkpoint, String> {
-    load_model::<Checkpoint>(path, Some(Checkers::NAME), Some(CHECKPOINT_KIND))
+fn read_checkpoint<G: EvalGame>(path: &Path, game: &str) -> Result<Checkpoint<G>, String> {
+    load_model::<Checkpoint<G>>(path, Some(game), Some(CHECKPOINT_KIND))
         .map(|(_, checkpoint)| checkpoint)
         .map_err(|e| format!("cannot resume: {e}"))
 }
 
-fn write_checkpoint(path: &Path, state: &Checkpoint, config: &TrainConfig) -> Result<(), String> {
-    let mut header = ModelHeader::new(Checkers::NAME, CHECKPOINT_KIND, config.learner.name());
+fn write_checkpoint<G: EvalGame>(
+    path: &Path,
+    game: &str,
+    state: &Checkpoint<G>,
+    config: &TrainConfig,
+) -> Result<(), String> {
+    let mut header = ModelHeader::new(game, CHECKPOINT_KIND, config.learner.name());
     header.meta.seed = config.seed;
     header.meta.games = state.games;
     header.meta.positions = state.positions;

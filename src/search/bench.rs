@@ -1,6 +1,7 @@
-//! `evalearn bench`: a fixed list of positions searched one by one with a fresh table.
-//! The total node count at the default depth is the engine's signature: any change to
-//! move generation, search or ordering changes it, and nothing else may.
+//! `evalearn bench`: a fixed list of positions of each game ([`Bench`]) searched one by
+//! one with a fresh table. The total node count at the default depth is the engine's
+//! signature: any change to move generation, search or ordering changes it, and nothing
+//! else may.
 
 use std::time::{Duration, Instant};
 
@@ -9,13 +10,26 @@ use crate::eval::Evaluator;
 use crate::game::Game;
 use crate::game::checkers::Checkers;
 
-/// Depth `evalearn bench` searches to unless told otherwise.
-pub const DEFAULT_DEPTH: u32 = 14;
 /// Transposition table of the bench, in MiB.
 pub const DEFAULT_TT_MIB: usize = 16;
 
-/// The start position, 12 openings and 12 middlegames from engine games (material
-/// evaluator, depth 6, random first plies), and 10 endings with kings.
+/// A game's bench: its positions (in the game's position text) and the depth searched
+/// unless told otherwise.
+pub trait Bench: Game {
+    const BENCH_POSITIONS: &'static [&'static str];
+    const BENCH_DEPTH: u32;
+}
+
+impl Bench for Checkers {
+    const BENCH_POSITIONS: &'static [&'static str] = &POSITIONS;
+    const BENCH_DEPTH: u32 = 14;
+}
+
+/// Depth `evalearn bench` searches draughts to unless told otherwise.
+pub const DEFAULT_DEPTH: u32 = <Checkers as Bench>::BENCH_DEPTH;
+
+/// The draughts bench: the start position, 12 openings and 12 middlegames from engine
+/// games (material evaluator, depth 6, random first plies), and 10 endings with kings.
 pub const POSITIONS: [&str; 35] = [
     "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12", // start
     "W:W13,19,21,22,24,26,27,29,30,31,32:B1,2,3,5,6,7,8,9,12,15,17",      // opening
@@ -68,19 +82,19 @@ impl BenchReport {
     }
 }
 
-/// Searches every bench position to `depth` with the engine's search, a fresh table each
-/// time; `on_position` hears of each result.
-pub fn run<E: Evaluator<Checkers>>(
+/// Searches every bench position of `G` to `depth` with the engine's search, a fresh
+/// table each time; `on_position` hears of each result.
+pub fn run<G: Bench, E: Evaluator<G>>(
     evaluator: E,
     depth: u32,
     tt_mib: usize,
-    mut on_position: impl FnMut(usize, &Checkers, &SearchResult<Checkers>),
+    mut on_position: impl FnMut(usize, &G, &SearchResult<G>),
 ) -> BenchReport {
     let mut searcher = Searcher::new(evaluator, SearchConfig::FULL, tt_mib);
     let mut nodes = NodeCounts::default();
     let started = Instant::now();
-    for (i, fen) in POSITIONS.iter().enumerate() {
-        let pos = Checkers::parse_position(fen).expect("bench positions are valid FEN");
+    for (i, text) in G::BENCH_POSITIONS.iter().enumerate() {
+        let pos = G::parse_position(text).expect("bench positions are valid");
         let result = searcher.search_position(&pos, &Limits::depth(depth));
         nodes.main += result.nodes.main;
         nodes.quiescence += result.nodes.quiescence;
@@ -110,8 +124,8 @@ mod tests {
 
     #[test]
     fn bench_signature_is_stable() {
-        let a = run(Material, 8, 4, |_, _, _| {});
-        let b = run(Material, 8, 4, |_, _, _| {});
+        let a = run::<Checkers, _>(Material, 8, 4, |_, _, _| {});
+        let b = run::<Checkers, _>(Material, 8, 4, |_, _, _| {});
         assert_eq!(a.nodes, b.nodes);
         assert!(a.nodes.main > 0 && a.nodes.quiescence > 0);
     }

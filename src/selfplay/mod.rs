@@ -7,9 +7,8 @@ use std::sync::atomic::AtomicBool;
 
 use crate::arena::engine_game::{Exploration, play_engine_game};
 use crate::arena::workers::run_workers;
-use crate::eval::spec::AnyEvaluator;
-use crate::game::checkers::Checkers;
-use crate::game::{Outcome, Side};
+use crate::eval::Evaluator;
+use crate::game::{Game, Outcome, Side};
 use crate::io::dataset::DatasetGame;
 use crate::rng;
 use crate::search::{Limits, SearchConfig, Searcher};
@@ -75,20 +74,20 @@ pub struct SelfPlayConfig {
 pub struct Tally {
     pub games: u64,
     pub positions: u64,
-    pub white_wins: u64,
-    pub black_wins: u64,
+    pub first_wins: u64,
+    pub second_wins: u64,
     pub draws: u64,
     /// Draws that were ply-cap stops.
     pub capped: u64,
 }
 
 impl Tally {
-    pub fn add(&mut self, game: &DatasetGame) {
+    pub fn add<G: Game>(&mut self, game: &DatasetGame<G>) {
         self.games += 1;
         self.positions += game.len() as u64;
         match game.outcome {
-            Outcome::Win(Side::First) => self.white_wins += 1,
-            Outcome::Win(Side::Second) => self.black_wins += 1,
+            Outcome::Win(Side::First) => self.first_wins += 1,
+            Outcome::Win(Side::Second) => self.second_wins += 1,
             Outcome::Draw => self.draws += 1,
         }
         if game.reason == crate::game::EndReason::PlyCap {
@@ -100,12 +99,12 @@ impl Tally {
 /// Plays this shard's games; `openings[i % len]` starts game `i`. Each finished game goes
 /// to `on_game` (on the calling thread, in completion order). Raising `stop` ends the
 /// run after the games in progress.
-pub fn run(
+pub fn run<G: Game, E: Evaluator<G> + Clone>(
     config: &SelfPlayConfig,
-    evaluator: &AnyEvaluator,
-    openings: &[Checkers],
+    evaluator: &E,
+    openings: &[G],
     stop: &AtomicBool,
-    on_game: impl FnMut(DatasetGame),
+    on_game: impl FnMut(DatasetGame<G>),
 ) -> Result<(), String> {
     if openings.is_empty() {
         return Err("no opening to start games from".to_string());

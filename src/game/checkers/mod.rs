@@ -3,6 +3,8 @@
 //! `../shared/spec/brazilian-rules.md`.
 
 pub mod board;
+pub mod encoding;
+pub mod features;
 mod movegen;
 mod notation;
 mod pack;

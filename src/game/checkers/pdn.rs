@@ -7,8 +7,8 @@
 use std::fmt::{self, Write};
 
 use super::notation::{FenError, MoveError};
-use super::{Checkers, Move, WHITE};
-use crate::game::{Game, GameRecord, Outcome};
+use super::{Checkers, WHITE};
+use crate::game::{Game, GameFile, GameRecord, Outcome, SavedGame};
 
 /// Longest PDN text read (bytes), and most plies in one game.
 pub const MAX_PDN_BYTES: usize = 256 << 20;
@@ -72,47 +72,7 @@ impl PdnResult {
 }
 
 /// One game: its tags in file order, start position, moves and result.
-#[derive(Clone, PartialEq, Eq, Debug)]
-pub struct PdnGame {
-    pub tags: Vec<(String, String)>,
-    pub start: Checkers,
-    pub moves: Vec<Move>,
-    pub result: PdnResult,
-}
-
-impl PdnGame {
-    /// A game from a record, with the given tags (Result, GameType and FEN are set from
-    /// the record).
-    pub fn from_record(
-        record: &GameRecord<Checkers>,
-        tags: Vec<(String, String)>,
-        result: PdnResult,
-    ) -> PdnGame {
-        PdnGame {
-            tags,
-            start: *record.start(),
-            moves: record.moves().to_vec(),
-            result,
-        }
-    }
-
-    /// The value of tag `name`, if present.
-    pub fn tag(&self, name: &str) -> Option<&str> {
-        self.tags
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// Replays the moves into a record (they were checked when read).
-    pub fn record(&self) -> GameRecord<Checkers> {
-        let mut record = GameRecord::new(self.start);
-        for &mv in &self.moves {
-            record.play(mv);
-        }
-        record
-    }
-}
+pub type PdnGame = SavedGame<Checkers>;
 
 /// Why PDN text was rejected: what and where (game number from 1, line and column from 1).
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -497,7 +457,7 @@ impl GameBuilder {
     }
 
     fn finish(self, result: PdnResult) -> PdnGame {
-        let mut game = PdnGame::from_record(&self.record, self.tags, result);
+        let mut game = PdnGame::from_record(&self.record, self.tags, result.outcome());
         if game.tag("Result").is_none() || result != PdnResult::Unknown {
             set_tag(&mut game.tags, "Result", result.token());
         }
@@ -540,7 +500,11 @@ pub fn write_game(game: &PdnGame) -> String {
             (name.to_string(), value.to_string())
         })
         .collect();
-    set_tag(&mut tags, "Result", game.result.token());
+    set_tag(
+        &mut tags,
+        "Result",
+        PdnResult::from_outcome(game.result).token(),
+    );
     tags.push(("GameType".into(), GAME_TYPE.into()));
     if game.start != Checkers::start() {
         tags.push(("FEN".into(), game.start.format_position()));
@@ -569,7 +533,7 @@ pub fn write_game(game: &PdnGame) -> String {
         words.push(pos.format_move_algebraic(mv));
         record.play(mv);
     }
-    words.push(game.result.token().to_string());
+    words.push(PdnResult::from_outcome(game.result).token().to_string());
     let mut line_len = 0;
     for word in words {
         if line_len > 0 && line_len + 1 + word.len() > 80 {
@@ -584,6 +548,19 @@ pub fn write_game(game: &PdnGame) -> String {
     }
     out.push_str("\n\n");
     out
+}
+
+impl GameFile for Checkers {
+    const FILE_EXTENSION: &'static str = "pdn";
+    const MAX_FILE_BYTES: usize = MAX_PDN_BYTES;
+
+    fn write_game(game: &PdnGame) -> String {
+        write_game(game)
+    }
+
+    fn read_games((): (), text: &str) -> Result<Vec<PdnGame>, String> {
+        read_games(text).map_err(|e| e.to_string())
+    }
 }
 
 #[cfg(test)]
@@ -606,7 +583,7 @@ mod tests {
         assert_eq!(games.len(), 1);
         let game = &games[0];
         assert_eq!(game.moves.len(), 7);
-        assert_eq!(game.result, PdnResult::Draw);
+        assert_eq!(game.result, Some(Outcome::Draw));
         assert_eq!(game.tag("White"), Some("Little Polish"));
     }
 
@@ -666,32 +643,5 @@ mod tests {
         let written = write_game(&games[0]);
         assert!(written.contains("[FEN \"B:W21,22:B9,10\"]"), "{written}");
         assert!(written.contains("1... b6-a5 2. c3-d4 *"), "{written}");
-    }
-}
-
-impl crate::game::GameFile for Checkers {
-    const FILE_EXTENSION: &'static str = "pdn";
-    const MAX_FILE_BYTES: usize = MAX_PDN_BYTES;
-
-    fn write_game(game: &crate::game::SavedGame<Checkers>) -> String {
-        write_game(&PdnGame {
-            tags: game.tags.clone(),
-            start: game.start,
-            moves: game.moves.clone(),
-            result: PdnResult::from_outcome(game.result),
-        })
-    }
-
-    fn read_games((): (), text: &str) -> Result<Vec<crate::game::SavedGame<Checkers>>, String> {
-        let games = read_games(text).map_err(|e| e.to_string())?;
-        Ok(games
-            .into_iter()
-            .map(|g| crate::game::SavedGame {
-                result: g.result.outcome(),
-                tags: g.tags,
-                start: g.start,
-                moves: g.moves,
-            })
-            .collect())
     }
 }

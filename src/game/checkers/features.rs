@@ -1,5 +1,6 @@
 //! Positional features of Brazilian draughts positions (Samuel-style), for the linear
-//! evaluator of the Samuel learner (seed 5.2): `eval = material + Σ w_i·f_i`.
+//! evaluator of the Samuel learner (seed 5.2): `eval = material + Σ w_i·f_i`
+//! ([`crate::eval::linear::Features`]).
 //!
 //! Every feature is computed per side, each side seen from its own end of the board (its
 //! men move "forward", its back rank is where it started), and the feature value is
@@ -13,6 +14,8 @@
 //! allocated. Capture-related features look at single jumps only (no multi-capture or
 //! majority rule): they are cheap hints for the learner, not a tactical search.
 
+use crate::eval::linear::Features;
+use crate::eval::{Evaluator, Material};
 use crate::game::Game;
 use crate::game::checkers::board::{BLACK_CROWN, BOARD, Dir, WHITE_CROWN, rotate};
 use crate::game::checkers::{Checkers, Square, WHITE};
@@ -359,6 +362,24 @@ pub fn extract(pos: &Checkers, out: &mut [i32; FEATURE_COUNT]) {
     };
     for ((slot, mine), theirs) in out.iter_mut().zip(us).zip(them) {
         *slot = mine - theirs;
+    }
+}
+
+impl Features for Checkers {
+    const FEATURE_SET_ID: &'static str = FEATURE_SET_ID;
+    const FEATURE_NAMES: &'static [&'static str] = &FEATURE_NAMES;
+    const FEATURE_DESCRIPTIONS: &'static [&'static str] = &FEATURE_DESCRIPTIONS;
+
+    #[inline(always)]
+    fn anchor(&self) -> i32 {
+        Material.evaluate(self)
+    }
+
+    #[inline]
+    fn features(&self, out: &mut [i32]) {
+        let mut values = [0; FEATURE_COUNT];
+        extract(self, &mut values);
+        out[..FEATURE_COUNT].copy_from_slice(&values);
     }
 }
 

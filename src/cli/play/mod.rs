@@ -1,5 +1,9 @@
-//! `evalearn play`: a terminal game of Brazilian draughts against the engine, with the
-//! model hot-reloaded whenever training writes a new revision.
+//! `evalearn play`: a terminal game against the engine (Brazilian draughts or Kalah), with
+//! the model hot-reloaded whenever training writes a new revision. Each game draws its
+//! board and reads typed moves through [`Terminal`] (`draughts.rs`, `kalah.rs`); the
+//! session — commands, engine moves, undo, hints, levels, saving — is written once.
+
+mod draughts;
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -7,20 +11,57 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
-use super::CliError;
 use super::analyse::format_line;
+use super::args::{GameArg, eval_spec, load_evaluator};
+use super::{CliError, CliGame};
+use crate::eval::EvalGame;
 use crate::eval::spec::{AnyEvaluator, EvalSpec, ModelWatch, Reload};
-use crate::game::checkers::pdn::{self, PdnGame, PdnResult};
-use crate::game::checkers::{Checkers, Move, Piece, Square};
-use crate::game::{EndReason, Game, GameRecord, GameStatus, MoveList, Outcome, Side};
+use crate::game::{EndReason, Game, GameRecord, GameStatus, Outcome, SavedGame, Side, player_tag};
 use crate::io::model::ModelHeader;
 use crate::search::{Limits, MAX_PLY, SearchConfig, SearchResult, Searcher, format_score};
+use crate::with_game;
+
+/// What a game needs to be played in the terminal.
+pub trait Terminal: EvalGame {
+    /// How to type a move, for `help`.
+    const MOVE_HELP: &'static str;
+    /// The board as the game draws it; `flipped` turns it around (the second player's
+    /// side nearest to the person).
+    fn render(&self, flipped: bool) -> String;
+    /// A legal move in every notation the game has (`22-17 (c3-b4)`; Kalah `1,2`).
+    fn describe_move(&self, mv: Self::Move) -> String;
+    /// A legal move in the game's notation, or its alternative notation when `algebraic`
+    /// is set and the game has one (draughts: `c3-d4`).
+    fn notation(&self, mv: Self::Move, algebraic: bool) -> String {
+        let _ = algebraic;
+        self.format_move(mv)
+    }
+    /// What a person typed for the side to move: a move, a turn that goes on (a Kalah
+    /// sowing that ended in the store: the position so far is shown and the person types
+    /// the next sowing), or why the text is no move.
+    fn read_move(&self, text: &str) -> MoveInput<Self>;
+    /// How a finished game ended, in words (`white wins (the side to move has no
+    /// move)`, `B wins 40–32`).
+    fn describe_end(&self, outcome: Outcome, reason: EndReason) -> String;
+}
+
+/// What a typed move turned out to be.
+pub enum MoveInput<G: Game> {
+    Move(G::Move),
+    /// The turn goes on: the position after what was typed, the same side to move.
+    Continue(G),
+    Invalid(String),
+}
 
 /// Which sides the person plays.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
 pub enum HumanSide {
-    White,
-    Black,
+    /// The first player: White in draughts, A in Kalah
+    #[value(alias = "white", alias = "a")]
+    First,
+    /// The second player: Black in draughts, B in Kalah
+    #[value(alias = "black", alias = "b")]
+    Second,
     /// The person plays both sides (the engine only gives hints).
     Both,
     /// The engine plays itself (watch mode).
@@ -30,8 +71,8 @@ pub enum HumanSide {
 impl HumanSide {
     fn plays(self, side: Side) -> bool {
         match self {
-            HumanSide::White => side == Side::First,
-            HumanSide::Black => side == Side::Second,
+            HumanSide::First => side == Side::First,
+            HumanSide::Second => side == Side::Second,
             HumanSide::Both => true,
             HumanSide::None => false,
         }
@@ -40,14 +81,17 @@ impl HumanSide {
 
 #[derive(Args, Debug)]
 pub struct PlayArgs {
+    #[command(flatten)]
+    game: GameArg,
     /// Model file to play against (hot-reloaded when training writes a new revision)
     #[arg(long, conflicts_with = "eval")]
     model: Option<PathBuf>,
-    /// Evaluator: `material` or a model file path
-    #[arg(long, default_value = "material")]
-    eval: String,
-    /// The side you play
-    #[arg(long, value_enum, default_value_t = HumanSide::White)]
+    /// Evaluator: a built-in one (draughts `material`; Kalah `stores`, `activity`,
+    /// `tseitin`) or a model file path; default: the game's baseline
+    #[arg(long)]
+    eval: Option<String>,
+    /// The side you play: first (white, a), second (black, b), both, none
+    #[arg(long, value_enum, default_value_t = HumanSide::First)]
     side: HumanSide,
     /// Engine depth per move
     #[arg(long, conflicts_with = "movetime", value_parser = clap::value_parser!(u32).range(1..=(MAX_PLY as i64 - 8)))]
@@ -55,20 +99,21 @@ pub struct PlayArgs {
     /// Engine time per move in milliseconds (default 1000 when no depth is given)
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     movetime: Option<u64>,
-    /// Start position (FEN); the standard start if absent
-    #[arg(long)]
-    fen: Option<String>,
-    /// Where finished games are saved (appended) as PDN
-    #[arg(long, default_value = "evalearn-games.pdn")]
-    pdn: PathBuf,
+    /// Start position (draughts FEN; Kalah `A:` or `B:` and the 14 counts); the standard
+    /// start if absent
+    #[arg(long, visible_alias = "fen")]
+    position: Option<String>,
+    /// Where finished games are saved (appended): PDN for draughts, the seed's record
+    /// form for Kalah (default: evalearn-games.pdn / evalearn-games.klh)
+    #[arg(long, visible_alias = "pdn")]
+    save: Option<PathBuf>,
     /// Transposition table size in MiB
     #[arg(long = "tt-mb", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=super::analyse::MAX_TT_MIB as u64))]
     tt_mb: u64,
 }
 
-const HELP: &str = "\
-Type a move in numeric (22-17, 26x17) or algebraic (c3-d4, e3xc5) notation; a start
-square or any prefix that names one legal move is enough. Commands:
+const COMMANDS_HELP: &str = "\
+Commands:
   moves              list the legal moves
   undo               take back your last move (and the engine's reply)
   hint               ask the engine for a move
@@ -76,37 +121,55 @@ square or any prefix that names one legal move is enough. Commands:
   level depth N      engine searches N plies per move
   level time MS      engine thinks MS milliseconds per move
   new                start a new game
-  fen                show the position as FEN
-  fen FEN            start a new game from a position
-  load FILE.pdn      load the first game of a PDN file (play on from its end)
-  save FILE.pdn      save this game as PDN
+  position           show the position's text (also: fen)
+  position TEXT      start a new game from a position (also: fen TEXT)
+  load FILE          load the first game of a game file (play on from its end)
+  save FILE          save this game
   help               this text
   quit               leave (an unfinished game with moves is saved too)";
 
-struct Session {
-    record: GameRecord<Checkers>,
-    start: Checkers,
+struct Session<G: CliGame> {
+    variant: G::Variant,
+    record: GameRecord<G>,
+    start: G,
     human: HumanSide,
     limits: Limits,
-    searcher: Searcher<Checkers, AnyEvaluator>,
+    searcher: Searcher<G, AnyEvaluator<G>>,
     /// The model in play, when there is one: its header and the watch on its file.
     model: Option<(ModelHeader, ModelWatch)>,
+    /// The built-in evaluator's name when no model is in play.
+    builtin: String,
     flipped: bool,
     last_search: Option<String>,
-    pdn_path: PathBuf,
+    /// A turn the person is typing part by part (Kalah sowings): the text so far and
+    /// the position it leads to.
+    pending: Option<(String, G)>,
+    save_path: PathBuf,
     saved: bool,
     out: std::io::Stdout,
 }
 
 pub fn play(args: PlayArgs) -> Result<(), CliError> {
-    let spec = match &args.model {
-        Some(path) => EvalSpec::Model(path.clone()),
-        None => EvalSpec::parse(&args.eval).map_err(CliError::input)?,
+    let spec = match (&args.model, &args.eval) {
+        (Some(path), _) => Some(EvalSpec::Model(path.clone())),
+        (None, Some(text)) => Some(eval_spec("--eval", text)?),
+        (None, None) => None,
     };
-    let (evaluator, header) = spec.load().map_err(|e| CliError::input(e.to_string()))?;
-    let start = match &args.fen {
-        Some(text) => Checkers::parse_position(text).map_err(|e| CliError::input(e.to_string()))?,
-        None => Checkers::start(),
+    let game = args.game.resolve(&spec.iter().collect::<Vec<_>>())?;
+    with_game!(game, play_game(args, spec))
+}
+
+fn play_game<G: CliGame>(
+    variant: G::Variant,
+    args: PlayArgs,
+    spec: Option<EvalSpec>,
+) -> Result<(), CliError> {
+    let spec = spec.unwrap_or_else(|| EvalSpec::Builtin(G::BUILTINS[0].to_string()));
+    let (evaluator, header) = load_evaluator::<G>(variant, &spec)?;
+    let start = match &args.position {
+        Some(text) => G::parse_position_of(variant, text)
+            .map_err(|e| CliError::input(format!("--position: {e}")))?,
+        None => G::start_of(variant),
     };
     let model = match (&spec, header) {
         (EvalSpec::Model(path), Some(header)) => {
@@ -115,7 +178,12 @@ pub fn play(args: PlayArgs) -> Result<(), CliError> {
         }
         _ => None,
     };
+    let save_path = args
+        .save
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("evalearn-games.{}", G::FILE_EXTENSION)));
     let mut session = Session {
+        variant,
         record: GameRecord::new(start),
         start,
         human: args.side,
@@ -126,26 +194,35 @@ pub fn play(args: PlayArgs) -> Result<(), CliError> {
         },
         searcher: Searcher::new(evaluator, SearchConfig::FULL, args.tt_mb as usize),
         model,
-        flipped: args.side == HumanSide::Black,
+        builtin: spec.to_string(),
+        flipped: args.side == HumanSide::Second,
         last_search: None,
-        pdn_path: args.pdn.clone(),
+        pending: None,
+        save_path,
         saved: false,
         out: std::io::stdout(),
     };
+    let you = match args.side {
+        HumanSide::First | HumanSide::Second => {
+            let side = if args.side == HumanSide::First {
+                Side::First
+            } else {
+                Side::Second
+            };
+            player_tag::<G>(side)
+        }
+        HumanSide::Both => "both sides".to_string(),
+        HumanSide::None => "watching".to_string(),
+    };
     session.say(&format!(
-        "evalearn play: you are {}; the engine uses {}. Type help for commands.",
-        match args.side {
-            HumanSide::White => "White",
-            HumanSide::Black => "Black",
-            HumanSide::Both => "both sides",
-            HumanSide::None => "watching",
-        },
+        "evalearn play ({}): you are {you}; the engine uses {}. Type help for commands.",
+        G::variant_name(variant),
         session.engine_label()
     ));
     session.run()
 }
 
-impl Session {
+impl<G: CliGame> Session<G> {
     fn say(&mut self, text: &str) {
         let _ = writeln!(self.out, "{text}");
         let _ = self.out.flush();
@@ -159,11 +236,11 @@ impl Session {
                 header.kind,
                 header.revision
             ),
-            None => "the material evaluator".to_string(),
+            None => format!("the {} evaluator", self.builtin),
         }
     }
 
-    fn position(&self) -> Checkers {
+    fn position(&self) -> G {
         *self.record.position()
     }
 
@@ -187,8 +264,12 @@ impl Session {
                 }
             }
             if interactive {
-                let side = Checkers::side_name(self.position().side_to_move());
-                let _ = write!(self.out, "{side}> ");
+                let side = G::side_name(self.position().side_to_move());
+                let typed = self
+                    .pending
+                    .as_ref()
+                    .map_or(String::new(), |(text, _)| format!(" {text},"));
+                let _ = write!(self.out, "{side}>{typed} ");
                 let _ = self.out.flush();
             }
             let Some(line) = lines.next() else {
@@ -219,12 +300,15 @@ impl Session {
                 self.quit();
                 return true;
             }
-            "help" => self.say(HELP),
+            "help" => {
+                let text = format!("{}\n{COMMANDS_HELP}", G::MOVE_HELP);
+                self.say(&text);
+            }
             "moves" => {
                 let pos = self.position();
-                let mut moves = MoveList::new();
+                let mut moves = G::Moves::default();
                 pos.legal_moves(&mut moves);
-                let texts: Vec<String> = moves.iter().map(|&m| both_notations(&pos, m)).collect();
+                let texts: Vec<String> = moves.iter().map(|&m| pos.describe_move(m)).collect();
                 self.say(&format!("legal moves: {}", texts.join(", ")));
             }
             "flip" => {
@@ -241,7 +325,7 @@ impl Session {
                     if let Some(mv) = result.best_move {
                         self.say(&format!(
                             "hint: {}   {}",
-                            both_notations(&pos, mv),
+                            pos.describe_move(mv),
                             search_summary(&pos, &result)
                         ));
                     }
@@ -249,11 +333,11 @@ impl Session {
             }
             "level" => self.level(rest),
             "new" => self.new_game(self.start),
-            "fen" if rest.is_empty() => {
-                let fen = self.position().format_position();
-                self.say(&format!("fen {fen}"));
+            "position" | "fen" if rest.is_empty() => {
+                let text = self.position().format_position();
+                self.say(&format!("{word} {text}"));
             }
-            "fen" => match Checkers::parse_position(rest) {
+            "position" | "fen" => match G::parse_position_of(self.variant, rest) {
                 Ok(pos) => {
                     self.start = pos;
                     self.new_game(pos);
@@ -263,7 +347,7 @@ impl Session {
             "load" => self.load(Path::new(rest)),
             "save" => {
                 let result = self.current_result();
-                match self.write_pdn(Path::new(rest), result, false) {
+                match self.write_game(Path::new(rest), result, false) {
                     Ok(()) => self.say(&format!("saved to {rest}")),
                     Err(e) => self.say(&format!("cannot save: {e}")),
                 }
@@ -276,19 +360,28 @@ impl Session {
 
     fn human_move(&mut self, text: &str) {
         let pos = self.position();
-        match resolve_move(&pos, text) {
-            Ok(mv) => {
+        let typed = match &self.pending {
+            Some((so_far, _)) => format!("{so_far},{text}"),
+            None => text.to_string(),
+        };
+        match pos.read_move(&typed) {
+            MoveInput::Move(mv) => {
+                self.pending = None;
                 self.record.play(mv);
                 self.saved = false;
                 self.last_search = None;
                 self.show_board();
             }
-            Err(why) => self.say(&why),
+            MoveInput::Continue(shown) => {
+                self.pending = Some((typed, shown));
+                self.show_board();
+            }
+            MoveInput::Invalid(why) => self.say(&why),
         }
     }
 
     /// Searches the current position with the engine's settings.
-    fn think(&mut self) -> SearchResult<Checkers> {
+    fn think(&mut self) -> SearchResult<G> {
         self.searcher.search(&self.record, &self.limits, |_| {})
     }
 
@@ -301,8 +394,8 @@ impl Session {
         };
         let line = format!(
             "{} plays {}   {}",
-            Checkers::side_name(pos.side_to_move()),
-            both_notations(&pos, mv),
+            G::side_name(pos.side_to_move()),
+            pos.describe_move(mv),
             search_summary(&pos, &result)
         );
         self.say(&line);
@@ -318,7 +411,7 @@ impl Session {
         let Some((_, watch)) = &mut self.model else {
             return;
         };
-        match watch.check() {
+        match watch.check::<G>() {
             Reload::Unchanged => {}
             Reload::Loaded(loaded) => {
                 let (evaluator, header) = *loaded;
@@ -343,6 +436,11 @@ impl Session {
     }
 
     fn undo(&mut self) {
+        if self.pending.take().is_some() {
+            self.say("turn started again");
+            self.show_board();
+            return;
+        }
         if self.record.undo().is_none() {
             self.say("nothing to take back");
             return;
@@ -373,8 +471,9 @@ impl Session {
         }
     }
 
-    fn new_game(&mut self, start: Checkers) {
+    fn new_game(&mut self, start: G) {
         self.record = GameRecord::new(start);
+        self.pending = None;
         self.saved = false;
         self.last_search = None;
         self.say("new game");
@@ -385,17 +484,18 @@ impl Session {
         let games = std::fs::metadata(path)
             .map_err(|e| e.to_string())
             .and_then(|meta| {
-                if meta.len() > pdn::MAX_PDN_BYTES as u64 {
-                    Err(format!("larger than {} bytes", pdn::MAX_PDN_BYTES))
+                if meta.len() > G::MAX_FILE_BYTES as u64 {
+                    Err(format!("larger than {} bytes", G::MAX_FILE_BYTES))
                 } else {
                     std::fs::read_to_string(path).map_err(|e| e.to_string())
                 }
             })
-            .and_then(|text| pdn::read_games(&text).map_err(|e| e.to_string()));
+            .and_then(|text| G::read_games(self.variant, &text));
         match games {
             Ok(games) if !games.is_empty() => {
                 self.record = games[0].record();
                 self.start = *self.record.start();
+                self.pending = None;
                 self.saved = false;
                 self.last_search = None;
                 self.say(&format!(
@@ -410,10 +510,10 @@ impl Session {
         }
     }
 
-    fn current_result(&self) -> PdnResult {
+    fn current_result(&self) -> Option<Outcome> {
         match self.record.status() {
-            GameStatus::Over { outcome, .. } => PdnResult::from_outcome(Some(outcome)),
-            GameStatus::Ongoing => PdnResult::Unknown,
+            GameStatus::Over { outcome, .. } => Some(outcome),
+            GameStatus::Ongoing => None,
         }
     }
 
@@ -421,26 +521,17 @@ impl Session {
         let GameStatus::Over { outcome, reason } = status else {
             return;
         };
-        let result = match outcome {
-            Outcome::Win(side) => format!("{} wins", Checkers::side_name(side)),
-            Outcome::Draw => "draw".to_string(),
-        };
-        let why = match reason {
-            EndReason::NoMoves => "the side to move has no move",
-            EndReason::Repetition => "the same position for the third time",
-            EndReason::QuietMoveRule => "20 king moves each without a capture",
-            EndReason::PlyCap => "move limit",
-        };
-        self.say(&format!("game over: {result} ({why})"));
+        let text = self.position().describe_end(outcome, reason);
+        self.say(&format!("game over: {text}"));
     }
 
     fn autosave(&mut self, status: GameStatus) {
         let result = match status {
-            GameStatus::Over { outcome, .. } => PdnResult::from_outcome(Some(outcome)),
-            GameStatus::Ongoing => PdnResult::Unknown,
+            GameStatus::Over { outcome, .. } => Some(outcome),
+            GameStatus::Ongoing => None,
         };
-        let path = self.pdn_path.clone();
-        match self.write_pdn(&path, result, true) {
+        let path = self.save_path.clone();
+        match self.write_game(&path, result, true) {
             Ok(()) => self.say(&format!("game saved to {}", path.display())),
             Err(e) => self.say(&format!(
                 "warning: cannot save the game to {}: {e}",
@@ -457,9 +548,9 @@ impl Session {
         }
     }
 
-    /// Writes the game as PDN to `path` (appending to the games already there when
-    /// `append`), atomically.
-    fn write_pdn(&self, path: &Path, result: PdnResult, append: bool) -> Result<(), String> {
+    /// Writes the game to `path` in the game's file format (appending to the games
+    /// already there when `append`), atomically.
+    fn write_game(&self, path: &Path, result: Option<Outcome>, append: bool) -> Result<(), String> {
         let engine = format!("evalearn ({})", self.engine_label());
         let name = |side| {
             if self.human.plays(side) {
@@ -471,16 +562,16 @@ impl Session {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
-        // "YYYY-MM-DD hh:mm:ss UTC" → PDN's "YYYY.MM.DD".
+        // "YYYY-MM-DD hh:mm:ss UTC" → "YYYY.MM.DD".
         let date = crate::io::model::format_utc(now)[..10].replace('-', ".");
         let tags = vec![
             ("Event".to_string(), "evalearn play".to_string()),
             ("Site".to_string(), "evalearn".to_string()),
             ("Date".to_string(), date),
-            ("White".to_string(), name(Side::First)),
-            ("Black".to_string(), name(Side::Second)),
+            (player_tag::<G>(Side::First), name(Side::First)),
+            (player_tag::<G>(Side::Second), name(Side::Second)),
         ];
-        let game = PdnGame::from_record(&self.record, tags, result);
+        let game = SavedGame::from_record(&self.record, tags, result);
         let mut text = String::new();
         if append && let Ok(old) = std::fs::read_to_string(path) {
             text.push_str(old.trim_end());
@@ -488,23 +579,31 @@ impl Session {
                 text.push_str("\n\n");
             }
         }
-        text.push_str(&pdn::write_game(&game));
+        text.push_str(&G::write_game(&game));
         crate::io::write_atomic(path, text.as_bytes()).map_err(|e| e.to_string())
     }
 
     fn show_board(&mut self) {
-        let pos = self.position();
-        let mut text = render_board(&pos, self.flipped);
-        let to_move = Checkers::side_name(pos.side_to_move());
+        let pos = match &self.pending {
+            Some((_, shown)) => *shown,
+            None => self.position(),
+        };
+        let mut text = pos.render(self.flipped);
+        let to_move = G::side_name(pos.side_to_move());
         let last = self.record.moves().last().map(|&mv| {
             let before = self.record.positions()[self.record.ply() - 1];
-            both_notations(&before, mv)
+            before.describe_move(mv)
         });
         text.push_str(&format!(
             "move {}, {to_move} to move{}",
             self.record.ply() / 2 + 1,
             last.map_or(String::new(), |l| format!(", last move {l}"))
         ));
+        if let Some((typed, _)) = &self.pending {
+            text.push_str(&format!(
+                "\nthe turn goes on after {typed}: type the next sowing (undo starts the turn again)"
+            ));
+        }
         if let Some(search) = &self.last_search {
             text.push_str(&format!("\nengine: {search}"));
         }
@@ -512,16 +611,7 @@ impl Session {
     }
 }
 
-/// `22-17 (c3-b4)`.
-fn both_notations(pos: &Checkers, mv: Move) -> String {
-    format!(
-        "{} ({})",
-        pos.format_move(mv),
-        pos.format_move_algebraic(mv)
-    )
-}
-
-fn search_summary(pos: &Checkers, result: &SearchResult<Checkers>) -> String {
+fn search_summary<G: CliGame>(pos: &G, result: &SearchResult<G>) -> String {
     format!(
         "[depth {}, score {}, {:.2} s] {}",
         result.depth,
@@ -529,154 +619,4 @@ fn search_summary(pos: &Checkers, result: &SearchResult<Checkers>) -> String {
         result.elapsed.as_secs_f64(),
         format_line(pos, &result.pv, false)
     )
-}
-
-/// The board with both coordinates: files a–h and ranks 1–8 around it, and on each empty
-/// dark square its PDN number. `w`/`W` White man/king, `b`/`B` Black man/king.
-pub fn render_board(pos: &Checkers, flipped: bool) -> String {
-    let files: Vec<u8> = if flipped {
-        (0..8).rev().collect()
-    } else {
-        (0..8).collect()
-    };
-    let ranks: Vec<u8> = if flipped {
-        (0..8).collect()
-    } else {
-        (0..8).rev().collect()
-    };
-    let letters: String = files
-        .iter()
-        .map(|&f| format!("{:>3}", (b'a' + f) as char))
-        .collect();
-    let mut out = format!("  {letters}\n");
-    for &rank in &ranks {
-        out.push_str(&format!("{} ", rank + 1));
-        for &file in &files {
-            let cell = match Square::from_file_rank(file, rank) {
-                None => "   ".to_string(),
-                Some(sq) => match pos.piece_at(sq) {
-                    Some(Piece::Man(Side::First)) => "  w".to_string(),
-                    Some(Piece::King(Side::First)) => "  W".to_string(),
-                    Some(Piece::Man(Side::Second)) => "  b".to_string(),
-                    Some(Piece::King(Side::Second)) => "  B".to_string(),
-                    None => format!("{:>3}", sq.number()),
-                },
-            };
-            out.push_str(&cell);
-        }
-        out.push_str(&format!("  {}\n", rank + 1));
-    }
-    out.push_str(&format!("  {letters}\n"));
-    out
-}
-
-/// The legal move a person means by `text`: a full move in either notation, or a start
-/// square (`22`, `c3`) or prefix (`22-1`) that only one legal move fits.
-pub fn resolve_move(pos: &Checkers, text: &str) -> Result<Move, String> {
-    let error = match pos.parse_move(text) {
-        Ok(mv) => return Ok(mv),
-        Err(e) => e,
-    };
-    let mut moves = MoveList::new();
-    pos.legal_moves(&mut moves);
-    if moves.is_empty() {
-        return Err("the side to move has no legal move".to_string());
-    }
-    let typed: Vec<&str> = text
-        .trim()
-        .split(['-', 'x', 'X', ':'])
-        .map(str::trim)
-        .collect();
-    let algebraic = typed[0].starts_with(|c: char| c.is_ascii_alphabetic());
-    let name = |sq: Square| {
-        if algebraic {
-            sq.algebraic()
-        } else {
-            sq.number().to_string()
-        }
-    };
-    let fits = |mv: &Move| {
-        let mut path = vec![name(mv.from())];
-        path.extend(pos.capture_path(*mv).into_iter().map(name));
-        if !mv.is_capture() {
-            path.push(name(mv.to()));
-        }
-        // The start square must be typed whole; later squares follow the path, the
-        // last one possibly unfinished (or empty after a trailing separator).
-        let k = typed.len() - 1;
-        typed[0] == path[0]
-            && (k == 0
-                || (k < path.len()
-                    && typed[1..k].iter().zip(&path[1..k]).all(|(t, p)| t == p)
-                    && path[k].starts_with(typed[k])))
-    };
-    let candidates: Vec<Move> = moves.iter().copied().filter(fits).collect();
-    match candidates.as_slice() {
-        [mv] => Ok(*mv),
-        [] => Err(format!("not a legal move: {error}")),
-        several => Err(format!(
-            "ambiguous: {text} could be {}",
-            several
-                .iter()
-                .map(|&m| both_notations(pos, m))
-                .collect::<Vec<_>>()
-                .join(" or ")
-        )),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn prefixes_name_one_move_or_say_why_not() {
-        let start = Checkers::start();
-        let text = |r: Result<Move, String>| r.map(|m| start.format_move(m));
-        assert_eq!(text(resolve_move(&start, "21")), Ok("21-17".to_string()));
-        assert_eq!(text(resolve_move(&start, "a3")), Ok("21-17".to_string()));
-        assert_eq!(text(resolve_move(&start, "22-18")), Ok("22-18".to_string()));
-        assert!(
-            resolve_move(&start, "22-1")
-                .unwrap_err()
-                .contains("ambiguous")
-        );
-        assert!(
-            resolve_move(&start, "22")
-                .unwrap_err()
-                .contains("ambiguous")
-        );
-        assert!(
-            resolve_move(&start, "2")
-                .unwrap_err()
-                .contains("not a legal move")
-        );
-        assert!(
-            resolve_move(&start, "17-13")
-                .unwrap_err()
-                .contains("not a legal move")
-        );
-        assert!(
-            resolve_move(&start, "c3-")
-                .unwrap_err()
-                .contains("ambiguous")
-        );
-    }
-
-    #[test]
-    fn the_board_shows_pieces_numbers_and_coordinates() {
-        let board = render_board(&Checkers::start(), false);
-        let lines: Vec<&str> = board.lines().collect();
-        assert_eq!(lines.len(), 10, "{board}");
-        assert_eq!(lines[0], "    a  b  c  d  e  f  g  h");
-        assert_eq!(lines[1], "8      b     b     b     b  8");
-        assert_eq!(lines[4], "5  13    14    15    16     5");
-        assert_eq!(lines[8], "1   w     w     w     w     1");
-        let flipped = render_board(&Checkers::start(), true);
-        assert_eq!(
-            flipped.lines().nth(1),
-            Some("1      w     w     w     w  1")
-        );
-        assert_eq!(flipped.lines().next(), Some("    h  g  f  e  d  c  b  a"));
-    }
 }
