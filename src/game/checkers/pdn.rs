@@ -637,9 +637,9 @@ mod tests {
         let games = read_games(text).unwrap();
         assert_eq!(games.len(), 2);
         assert_eq!(games[0].moves.len(), 2);
-        assert_eq!(games[0].result, PdnResult::Unknown);
+        assert_eq!(games[0].result, None);
         assert_eq!(games[1].start, Checkers::start());
-        assert_eq!(games[1].result, PdnResult::WhiteWins);
+        assert_eq!(games[1].result, Some(Outcome::Win(WHITE)));
         let written = write_game(&games[0]);
         assert!(written.contains("[FEN \"B:W21,22:B9,10\"]"), "{written}");
         assert!(written.contains("1... b6-a5 2. c3-d4 *"), "{written}");
