@@ -9,6 +9,7 @@
 //! no special case.
 
 pub mod checkers;
+pub mod kalah;
 mod movelist;
 pub mod perft;
 mod record;
