@@ -5,11 +5,11 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::CliError;
+use super::{CliError, CliGame};
 use crate::arena::openings::{random_openings, read_openings};
 use crate::eval::EvalGame;
 use crate::eval::spec::{AnyEvaluator, EvalSpec};
-use crate::game::{GameFile, GameSpec};
+use crate::game::GameSpec;
 use crate::io::model::ModelHeader;
 use crate::search::{Limits, MAX_PLY};
 
@@ -107,14 +107,15 @@ pub struct OpeningArgs {
     /// final position of each game)
     #[arg(long, conflicts_with = "random_plies")]
     pub openings: Option<PathBuf>,
-    /// Random plies from the start position for each opening (all different)
-    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(0..=40))]
-    pub random_plies: u32,
+    /// Random plies (whole turns) from the start position for each opening, all
+    /// different (default: 6 in draughts, 4 in Kalah)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=40))]
+    pub random_plies: Option<u32>,
 }
 
 impl OpeningArgs {
     /// `count` openings (a file's list is used round-robin by the caller).
-    pub fn openings<G: GameFile>(
+    pub fn openings<G: CliGame>(
         &self,
         variant: G::Variant,
         count: usize,
@@ -122,8 +123,10 @@ impl OpeningArgs {
     ) -> Result<Vec<G>, CliError> {
         match &self.openings {
             Some(path) => read_openings(variant, path).map_err(CliError::input),
-            None => random_openings(G::start_of(variant), count, self.random_plies, seed)
-                .map_err(CliError::input),
+            None => {
+                let plies = self.random_plies.unwrap_or(G::OPENING_PLIES);
+                random_openings(G::start_of(variant), count, plies, seed).map_err(CliError::input)
+            }
         }
     }
 }

@@ -4,10 +4,14 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use super::CliError;
 use super::args::GameArg;
+use super::{CliError, CliGame};
+use crate::eval::glem::{self, GlemModel};
+use crate::eval::linear::{self, LinearWeights};
+use crate::eval::td::{self, MlpWeights};
 use crate::game::GameSpec;
-use crate::io::model;
+use crate::io::model::{self, ModelHeader};
+use crate::with_game;
 
 #[derive(Args, Debug)]
 pub struct ModelArgs {
@@ -17,7 +21,9 @@ pub struct ModelArgs {
 
 #[derive(Subcommand, Debug)]
 enum ModelCommand {
-    /// Print a model file's header: game, evaluator, revision, training metadata
+    /// Print a model file's header (game, evaluator, revision, training metadata) and
+    /// what the model holds (a linear model's weights by feature name, a GLEM model's
+    /// configurations and phases, a network's size)
     Info {
         /// The model file
         path: PathBuf,
@@ -47,7 +53,64 @@ pub fn model(args: ModelArgs) -> Result<(), CliError> {
                 }
             }
             println!("{header}");
+            let recorded = GameSpec::parse(&header.game)
+                .map_err(|e| CliError::input(format!("{}: recorded game: {e}", path.display())))?;
+            with_game!(recorded, describe(&path, &header))
+        }
+    }
+}
+
+/// Prints what the model payload holds, checked as any model of game `G` is.
+fn describe<G: CliGame>(
+    _variant: G::Variant,
+    path: &std::path::Path,
+    header: &ModelHeader,
+) -> Result<(), CliError> {
+    let load_error = |e: model::ModelError| CliError::input(e.to_string());
+    let invalid = |e: String| CliError::input(format!("{}: {e}", path.display()));
+    let game = Some(header.game.as_str());
+    match header.kind.as_str() {
+        linear::KIND => {
+            let (_, weights) = model::load_model::<LinearWeights>(path, game, Some(linear::KIND))
+                .map_err(load_error)?;
+            weights.validate::<G>().map_err(invalid)?;
+            println!(
+                "weights (centi-units per unit of feature; the anchor keeps its fixed weight):"
+            );
+            for (name, w) in G::FEATURE_NAMES.iter().zip(&weights.weights) {
+                println!("    {name:<24} {w:>9.2}");
+            }
             Ok(())
         }
+        glem::KIND => {
+            let (_, glem) =
+                model::load_model::<GlemModel>(path, game, Some(glem::KIND)).map_err(load_error)?;
+            glem.validate::<G>().map_err(invalid)?;
+            println!(
+                "{} configurations in {} regions, {} phases (starting at {:?}), scale {}; \
+                 compiled tables {} entries",
+                glem.configurations.len(),
+                glem.regions.len(),
+                glem.phases.count(),
+                glem.phases.starts,
+                glem.scale,
+                glem.table_entries::<G>()
+            );
+            Ok(())
+        }
+        td::KIND => {
+            let (_, weights) =
+                model::load_model::<MlpWeights>(path, game, Some(td::KIND)).map_err(load_error)?;
+            weights.validate::<G>().map_err(invalid)?;
+            println!(
+                "network {}–{}–1 ({} inputs, {} sigmoid hidden units)",
+                G::INPUTS,
+                weights.hidden,
+                G::INPUTS,
+                weights.hidden
+            );
+            Ok(())
+        }
+        _ => Ok(()),
     }
 }

@@ -5,6 +5,7 @@
 //! time. Training lives in [`crate::learn`]; nothing here imports it.
 
 pub mod glem;
+pub mod kalah;
 pub mod linear;
 mod material;
 pub mod spec;

@@ -6,6 +6,7 @@ use std::fmt;
 
 use super::Game;
 use super::checkers::Checkers;
+use super::kalah::{Kalah, KalahRules};
 use crate::eval::EvalGame;
 
 /// A game and its variant.
@@ -13,10 +14,11 @@ use crate::eval::EvalGame;
 pub enum GameSpec {
     #[default]
     Brazilian,
+    Kalah(KalahRules),
 }
 
 /// The names `--game` accepts before any options.
-pub const GAME_NAMES: [&str; 1] = [Checkers::NAME];
+pub const GAME_NAMES: [&str; 2] = [Checkers::NAME, Kalah::NAME];
 
 impl GameSpec {
     /// Reads `NAME` or `NAME:options`.
@@ -25,6 +27,7 @@ impl GameSpec {
         let (name, options) = text.split_once(':').unwrap_or((text, ""));
         match name {
             Checkers::NAME => Checkers::parse_variant(options).map(|()| GameSpec::Brazilian),
+            Kalah::NAME => Kalah::parse_variant(options).map(GameSpec::Kalah),
             _ => Err(format!(
                 "unknown game '{name}' (games: {})",
                 GAME_NAMES.join(", ")
@@ -36,6 +39,7 @@ impl GameSpec {
     pub fn family(self) -> &'static str {
         match self {
             GameSpec::Brazilian => Checkers::NAME,
+            GameSpec::Kalah(_) => Kalah::NAME,
         }
     }
 
@@ -43,6 +47,9 @@ impl GameSpec {
     pub fn owner_of_builtin(name: &str) -> Option<GameSpec> {
         if Checkers::builtin(name).is_some() {
             return Some(GameSpec::Brazilian);
+        }
+        if Kalah::builtin(name).is_some() {
+            return Some(GameSpec::Kalah(KalahRules::default()));
         }
         None
     }
@@ -52,6 +59,7 @@ impl fmt::Display for GameSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             GameSpec::Brazilian => f.write_str(&Checkers::variant_name(())),
+            GameSpec::Kalah(rules) => f.write_str(&Kalah::variant_name(rules)),
         }
     }
 }
@@ -65,6 +73,45 @@ macro_rules! with_game {
             $crate::game::GameSpec::Brazilian => {
                 $f::<$crate::game::checkers::Checkers>((), $($arg),*)
             }
+            $crate::game::GameSpec::Kalah(rules) => {
+                $f::<$crate::game::kalah::Kalah>(rules, $($arg),*)
+            }
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_errors_name_the_field() {
+        for text in ["brazilian", "kalah", "kalah:6:4", "kalah:6:6:empty-capture"] {
+            assert_eq!(GameSpec::parse(text).unwrap().to_string(), text);
+        }
+        assert_eq!(GameSpec::parse("kalah:6:6").unwrap().to_string(), "kalah");
+        assert_eq!(
+            GameSpec::parse("kalah:6:4").unwrap(),
+            GameSpec::Kalah(KalahRules {
+                stones: 4,
+                empty_capture: false
+            })
+        );
+        assert!(
+            GameSpec::parse("chess")
+                .unwrap_err()
+                .contains("unknown game")
+        );
+        assert!(GameSpec::parse("kalah:5:4").unwrap_err().contains("pits"));
+        assert!(GameSpec::parse("brazilian:8").is_err());
+        assert_eq!(
+            GameSpec::owner_of_builtin("stores").map(GameSpec::family),
+            Some("kalah")
+        );
+        assert_eq!(
+            GameSpec::owner_of_builtin("material"),
+            Some(GameSpec::Brazilian)
+        );
+        assert_eq!(GameSpec::owner_of_builtin("models/x.bin"), None);
+    }
 }

@@ -9,6 +9,7 @@ use super::{Limits, NodeCounts, SearchConfig, SearchResult, Searcher};
 use crate::eval::Evaluator;
 use crate::game::Game;
 use crate::game::checkers::Checkers;
+use crate::game::kalah::Kalah;
 
 /// Transposition table of the bench, in MiB.
 pub const DEFAULT_TT_MIB: usize = 16;
@@ -24,6 +25,54 @@ impl Bench for Checkers {
     const BENCH_POSITIONS: &'static [&'static str] = &POSITIONS;
     const BENCH_DEPTH: u32 = 14;
 }
+
+impl Bench for Kalah {
+    const BENCH_POSITIONS: &'static [&'static str] = &KALAH_POSITIONS;
+    const BENCH_DEPTH: u32 = 11;
+}
+
+/// The Kalah bench: the start of Kalah(6,6) and, from each of 12 engine games (`stores`
+/// evaluator, depth 6, two random first moves), one position a quarter, a half and three
+/// quarters of the way through.
+pub const KALAH_POSITIONS: [&str; 37] = [
+    "A:6,6,6,6,6,6,0,6,6,6,6,6,6,0",      // start
+    "B:1,2,3,14,0,1,9,1,5,1,13,5,13,4",   // ply 11
+    "A:1,8,0,3,8,2,16,1,11,4,0,0,1,17",   // ply 22
+    "B:1,1,3,2,2,0,21,4,1,4,3,1,4,25",    // ply 33
+    "B:0,0,0,1,16,0,30,0,0,0,1,0,4,20",   // ply 9
+    "A:2,3,0,2,2,2,32,2,2,0,2,1,0,22",    // ply 18
+    "B:0,0,0,0,2,1,39,0,0,0,2,0,2,26",    // ply 27
+    "B:3,4,3,0,11,1,5,3,2,1,12,12,12,3",  // ply 7
+    "B:1,2,3,0,2,2,15,1,8,4,3,16,1,14",   // ply 15
+    "B:0,0,0,3,0,6,28,0,1,1,0,2,1,30",    // ply 23
+    "B:4,2,6,0,0,1,12,5,15,2,4,5,12,4",   // ply 9
+    "A:3,0,0,2,2,6,25,2,2,3,9,3,0,15",    // ply 18
+    "B:1,1,2,2,1,0,32,4,1,1,1,3,1,22",    // ply 27
+    "B:0,5,11,0,12,0,17,2,0,0,2,10,10,3", // ply 7
+    "A:0,0,14,0,0,1,21,0,0,4,6,0,0,26",   // ply 14
+    "B:0,0,4,1,4,0,26,0,0,0,0,1,0,36",    // ply 21
+    "B:3,1,3,2,5,1,25,7,5,2,4,1,2,11",    // ply 11
+    "A:1,1,7,1,6,0,36,0,0,0,0,1,1,18",    // ply 22
+    "B:0,0,0,0,1,1,41,1,0,2,1,4,2,19",    // ply 33
+    "A:5,0,1,11,2,2,6,2,12,5,2,0,14,10",  // ply 8
+    "B:0,3,6,3,1,4,15,3,2,12,1,1,1,20",   // ply 17
+    "B:0,0,0,1,2,0,25,1,1,0,2,5,0,35",    // ply 25
+    "A:0,1,0,2,14,7,10,3,13,10,0,0,0,12", // ply 10
+    "A:2,0,1,1,0,6,22,0,0,5,1,5,4,25",    // ply 20
+    "A:2,1,1,3,2,0,27,0,0,0,0,0,1,35",    // ply 30
+    "A:4,1,2,4,16,8,11,1,2,1,2,2,7,11",   // ply 10
+    "A:2,2,0,9,1,0,24,3,0,6,0,0,1,24",    // ply 20
+    "A:0,0,0,1,1,1,35,0,0,0,0,4,1,29",    // ply 30
+    "B:2,0,4,0,0,14,20,3,0,0,1,11,0,17",  // ply 9
+    "B:1,0,2,3,3,0,24,0,5,4,2,3,2,23",    // ply 19
+    "A:1,1,0,0,2,1,29,0,0,1,1,2,1,33",    // ply 28
+    "A:2,1,12,11,1,0,16,0,0,2,0,9,1,17",  // ply 8
+    "B:1,0,3,1,8,6,25,1,4,1,3,0,0,19",    // ply 17
+    "B:0,1,0,0,0,7,30,2,1,1,0,0,1,29",    // ply 25
+    "A:9,1,0,1,12,5,5,0,12,11,2,0,10,4",  // ply 6
+    "B:0,4,3,1,0,0,15,0,16,1,6,0,0,26",   // ply 13
+    "B:0,0,0,0,1,1,29,0,2,0,9,1,0,29",    // ply 19
+];
 
 /// Depth `evalearn bench` searches draughts to unless told otherwise.
 pub const DEFAULT_DEPTH: u32 = <Checkers as Bench>::BENCH_DEPTH;

@@ -9,6 +9,7 @@ impl Terminal for Checkers {
     const MOVE_HELP: &'static str = "\
 Type a move in numeric (22-17, 26x17) or algebraic (c3-d4, e3xc5) notation; a start
 square or any prefix that names one legal move is enough.";
+    const OPENING_PLIES: u32 = 6;
 
     fn render(&self, flipped: bool) -> String {
         render_board(self, flipped)

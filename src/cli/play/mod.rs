@@ -4,7 +4,7 @@
 //! session — commands, engine moves, undo, hints, levels, saving — is written once.
 
 mod draughts;
-
+mod kalah;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -25,6 +25,8 @@ use crate::with_game;
 pub trait Terminal: EvalGame {
     /// How to type a move, for `help`.
     const MOVE_HELP: &'static str;
+    /// Random plies (whole turns) of the openings of matches and self-play by default.
+    const OPENING_PLIES: u32;
     /// The board as the game draws it; `flipped` turns it around (the second player's
     /// side nearest to the person).
     fn render(&self, flipped: bool) -> String;

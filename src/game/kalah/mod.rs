@@ -7,6 +7,8 @@
 //! move ([`KalahMove`]): every sowing of one turn, so after each move the other side is
 //! to move.
 
+pub mod encoding;
+pub mod features;
 mod moves;
 mod notation;
 mod pack;

@@ -296,6 +296,27 @@ pub(super) fn format_move(mv: KalahMove, separator: &str) -> String {
 
 /// Reads a move sowing by sowing with [`Kalah::sow`], so exactly the legal moves pass.
 pub(super) fn parse_move(pos: &Kalah, text: &str) -> Result<KalahMove, KalahMoveError> {
+    let (mv, current, end) = sow_text(pos, text)?;
+    if end == SowingEnd::SowsAgain {
+        let so_far = format_move(mv, ",");
+        let next = (1..=PITS as u8)
+            .find(|&p| current.pit(current.side_to_move(), p) > 0)
+            .unwrap_or(1);
+        return Err(KalahMoveError::TurnGoesOn {
+            example: format!("{so_far},{next}"),
+            text: so_far,
+        });
+    }
+    Ok(mv)
+}
+
+/// Sows the pits of a move text from `pos`, one after another, checking each: the
+/// sowings so far, the position after them and how the last one ended (the turn may go
+/// on: a person types a compound move one sowing at a time).
+pub(super) fn sow_text(
+    pos: &Kalah,
+    text: &str,
+) -> Result<(KalahMove, Kalah, SowingEnd), KalahMoveError> {
     if text.len() > MAX_TEXT_LEN {
         return Err(KalahMoveError::TooLong { len: text.len() });
     }
@@ -363,17 +384,7 @@ pub(super) fn parse_move(pos: &Kalah, text: &str) -> Result<KalahMove, KalahMove
             .then(pit)
             .ok_or(KalahMoveError::TooManySowings { count })?;
     }
-    if end == SowingEnd::SowsAgain {
-        let so_far = format_move(mv, ",");
-        let next = (1..=PITS as u8)
-            .find(|&p| current.pit(current.side_to_move(), p) > 0)
-            .unwrap_or(1);
-        return Err(KalahMoveError::TurnGoesOn {
-            example: format!("{so_far},{next}"),
-            text: so_far,
-        });
-    }
-    Ok(mv)
+    Ok((mv, current, end))
 }
 
 #[cfg(test)]

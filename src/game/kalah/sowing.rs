@@ -11,7 +11,7 @@
 //! `n mod 13`) and `n / 13` times the word of a whole lap, instead of a loop per stone;
 //! no byte carries into the next, as every count stays at most the total (72).
 
-use super::{Kalah, KalahMoveError, KalahRules, PITS};
+use super::{Kalah, KalahMove, KalahMoveError, KalahRules, PITS};
 use crate::game::Side;
 
 /// Slots of one lap: own pits, own store, opponent's pits.
@@ -231,6 +231,13 @@ impl Sowing {
 }
 
 impl Kalah {
+    /// Sows the pits of a move text (`1,2`, or the first sowings of a turn that goes on,
+    /// `1`): the sowings, the position after them (the same side to move while the turn
+    /// goes on) and how the last one ended. For a person typing a turn part by part.
+    pub fn sow_text(&self, text: &str) -> Result<(KalahMove, Kalah, SowingEnd), KalahMoveError> {
+        super::notation::sow_text(self, text)
+    }
+
     /// Sows the side to move's pit `pit` (1..=6): one sowing of a compound move, for a
     /// player typing one sowing at a time.
     pub fn sow(&self, pit: u8) -> Result<Sowing, KalahMoveError> {

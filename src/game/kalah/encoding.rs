@@ -1,0 +1,288 @@
+//! Kalah as the learned evaluators read it, always from the side to move ("own" row,
+//! then the opponent's): GLEM's atomic features ([`crate::eval::glem::Atoms`]) and the TD
+//! network's inputs ([`crate::eval::td::Inputs`]). Samuel's named features are in
+//! [`super::features`].
+//!
+//! # GLEM atoms (31 slots)
+//! - Slots 1..6: own pits 1..6; slots 7..12: the opponent's pits 1..6. Each holds a bucket
+//!   of its count `c` relative to the pit's distance `d = 7 − pit` to its owner's store:
+//!   `0` empty; `1` short (`c < d`: every stone stays in the owner's row); `2` exact
+//!   (`c = d`: the last stone falls in the store, an extra sowing); `3` long
+//!   (`d < c < 13`: stones reach the other row); `4` lap (`c ≥ 13`). Pit 6 is never
+//!   short (its distance is 1).
+//! - Slots 13..31: the store difference (own − opponent's) as a thermometer: slot
+//!   `22 + k` is 1 when the difference is at least `k`, for `k = −9..9`. A capture or a
+//!   sowing into the store moves the thermometer, which is what GLEM's sums must see.
+//! - Regions: each row; each pair of facing pits (captures); the two halves a sowing
+//!   flows through (own pits 4–6 with the opponent's 1–3, and the reverse); the
+//!   thermometer in three pieces.
+//! - Phases: by the stones left in the pits (0..72), four phases split at 16, 32, 48.
+//!
+//! # TD inputs (253)
+//! Thermometers too, so a count's size is a sum of inputs: own pit `p` (0..6) has inputs
+//! `15p + k − 1` for `c ≥ k`, `k = 1..15`; the opponent's pits follow at 90; then the own
+//! store `≥ k` for `k = 1..36` (180..215), the opponent's store (216..251), and input 252,
+//! 1 when A is to move. At most 73 inputs are 1: every stone counts once, at most.
+
+use super::{A, Kalah, PITS};
+use crate::eval::glem::{Atoms, MAX_SLOTS, Phases, Region};
+use crate::eval::td::Inputs;
+use crate::game::Game;
+
+/// Slots of the pits (both rows).
+const PIT_SLOTS: usize = 2 * PITS;
+/// The store-difference thermometer: slot `MARGIN_ZERO + k` for `k` in `−MARGIN..=MARGIN`.
+const MARGIN: i32 = 9;
+const MARGIN_ZERO: i32 = PIT_SLOTS as i32 + MARGIN + 1;
+const SLOTS: u8 = (PIT_SLOTS as i32 + 2 * MARGIN + 1) as u8;
+
+/// Bucket digits of a pit.
+const EMPTY: u8 = 0;
+const SHORT: u8 = 1;
+const EXACT: u8 = 2;
+const LONG: u8 = 3;
+const LAP: u8 = 4;
+
+/// The bucket of `count` stones in pit index `i` (0..6) of its owner's row.
+#[inline(always)]
+const fn bucket(i: usize, count: u8) -> u8 {
+    let distance = (PITS - i) as u8;
+    if count == 0 {
+        EMPTY
+    } else if count < distance {
+        SHORT
+    } else if count == distance {
+        EXACT
+    } else if count < 13 {
+        LONG
+    } else {
+        LAP
+    }
+}
+
+/// The own row, then the opponent's, from the side to move.
+#[inline(always)]
+fn rows(pos: &Kalah) -> [[u8; PITS]; 2] {
+    let own = pos.side_to_move();
+    [pos.pits(own), pos.pits(own.opponent())]
+}
+
+/// Own store minus the opponent's.
+#[inline(always)]
+fn margin(pos: &Kalah) -> i32 {
+    let own = pos.side_to_move();
+    i32::from(pos.store(own)) - i32::from(pos.store(own.opponent()))
+}
+
+/// Slot index (0-based) of the thermometer slots that are 1: those for `k ≤ margin`.
+#[inline(always)]
+fn margin_slots(pos: &Kalah) -> std::ops::Range<usize> {
+    let top = margin(pos).clamp(-MARGIN - 1, MARGIN);
+    // Slot `MARGIN_ZERO + k` (1-based) is index `MARGIN_ZERO + k − 1`.
+    let first = (MARGIN_ZERO - MARGIN - 1) as usize;
+    first..(MARGIN_ZERO + top) as usize
+}
+
+fn region(name: &str, slots: impl IntoIterator<Item = usize>) -> Region {
+    let slots: Vec<u8> = slots.into_iter().map(|s| s as u8).collect();
+    Region::new(name, &slots)
+}
+
+impl Atoms for Kalah {
+    const ATOM_SET_ID: &'static str = "kalah-glem-buckets-v1";
+    const SLOTS: u8 = SLOTS;
+    const PHASE_MAX: u32 = 72;
+
+    fn atom_digits(&self) -> [u8; MAX_SLOTS] {
+        let mut digits = [0; MAX_SLOTS];
+        self.for_each_atom(|slot, digit| digits[slot] = digit);
+        digits
+    }
+
+    #[inline(always)]
+    fn for_each_atom(&self, mut f: impl FnMut(usize, u8)) {
+        for (r, row) in rows(self).iter().enumerate() {
+            for (i, &count) in row.iter().enumerate() {
+                if count != 0 {
+                    f(r * PITS + i, bucket(i, count));
+                }
+            }
+        }
+        for slot in margin_slots(self) {
+            f(slot, 1);
+        }
+    }
+
+    fn atom_value(digit: u8) -> i8 {
+        digit as i8
+    }
+
+    fn atom_digit(value: i8) -> Option<u8> {
+        (0..=4).contains(&value).then_some(value as u8)
+    }
+
+    fn radix(slot: u8) -> u32 {
+        match slot as usize {
+            // Pit 6 of either row is never short.
+            6 | 12 => 4,
+            s if s <= PIT_SLOTS => 5,
+            _ => 2,
+        }
+    }
+
+    fn compact_digit(slot: u8, digit: u8) -> Option<u8> {
+        match slot as usize {
+            6 | 12 => match digit {
+                SHORT => None,
+                EMPTY => Some(0),
+                d => Some(d - 1),
+            },
+            s if s <= PIT_SLOTS => Some(digit),
+            _ => (digit <= 1).then_some(digit),
+        }
+    }
+
+    #[inline(always)]
+    fn phase_measure(&self) -> u32 {
+        self.stones_in_pits(A) + self.stones_in_pits(A.opponent())
+    }
+
+    fn material(&self) -> f64 {
+        f64::from(margin(self))
+    }
+
+    fn default_regions() -> Vec<Region> {
+        let mut regions = vec![
+            region("own pits", 1..=PITS),
+            region("opponent's pits", PITS + 1..=PIT_SLOTS),
+        ];
+        // Own pit n faces the opponent's pit 7 − n (slot 6 + 7 − n).
+        for n in 1..=PITS {
+            regions.push(region(&format!("facing pits {n}"), [n, 2 * PITS + 1 - n]));
+        }
+        regions.push(region(
+            "own 4-6, opponent's 1-3",
+            (4..=9).collect::<Vec<_>>(),
+        ));
+        regions.push(region("opponent's 4-6, own 1-3", [10, 11, 12, 1, 2, 3]));
+        let thermometer: Vec<usize> = (PIT_SLOTS + 1..=SLOTS as usize).collect();
+        for (k, chunk) in thermometer.chunks(8).enumerate() {
+            regions.push(region(
+                &format!("store difference {}", k + 1),
+                chunk.to_vec(),
+            ));
+        }
+        regions
+    }
+
+    fn default_phases() -> Phases {
+        Phases {
+            starts: vec![0, 16, 32, 48],
+        }
+    }
+}
+
+/// Thermometer inputs per pit, and per store.
+const PIT_LEVELS: usize = 15;
+const STORE_LEVELS: usize = 36;
+const STORE_INPUTS: usize = PIT_SLOTS * PIT_LEVELS;
+const SIDE_INPUT: usize = STORE_INPUTS + 2 * STORE_LEVELS;
+
+impl Inputs for Kalah {
+    const INPUT_SET_ID: &'static str = "kalah-thermometer-253";
+    const INPUTS: usize = SIDE_INPUT + 1;
+    const MAX_ACTIVE: usize = 73;
+
+    #[inline(always)]
+    fn for_each_input(&self, mut f: impl FnMut(usize)) {
+        for (r, row) in rows(self).iter().enumerate() {
+            for (i, &count) in row.iter().enumerate() {
+                let base = (r * PITS + i) * PIT_LEVELS;
+                for k in 0..(count as usize).min(PIT_LEVELS) {
+                    f(base + k);
+                }
+            }
+        }
+        let own = self.side_to_move();
+        for (r, side) in [own, own.opponent()].into_iter().enumerate() {
+            let base = STORE_INPUTS + r * STORE_LEVELS;
+            for k in 0..(self.store(side) as usize).min(STORE_LEVELS) {
+                f(base + k);
+            }
+        }
+        if own == A {
+            f(SIDE_INPUT);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::glem::atom_values;
+    use crate::eval::td::active_inputs;
+    use crate::game::kalah::B;
+
+    fn pos(text: &str) -> Kalah {
+        Kalah::parse_position(text).unwrap()
+    }
+
+    #[test]
+    fn buckets_follow_the_distance_to_the_store() {
+        // Pit 1 (distance 6): 0, 5, 6, 7, 13 stones.
+        assert_eq!(
+            [0, 5, 6, 7, 13].map(|c| bucket(0, c)),
+            [EMPTY, SHORT, EXACT, LONG, LAP]
+        );
+        // Pit 6 (distance 1) is never short.
+        assert_eq!([0, 1, 2].map(|c| bucket(5, c)), [EMPTY, EXACT, LONG]);
+    }
+
+    #[test]
+    fn atoms_from_the_side_to_move() {
+        let p = pos("A:0,0,4,3,0,1,30,2,0,0,0,0,0,32");
+        let v = atom_values(&p);
+        assert_eq!(&v[..6], &[0, 0, 2, 2, 0, 2]);
+        assert_eq!(&v[6..12], &[1, 0, 0, 0, 0, 0]);
+        // Difference −2: thermometer slots for k = −9..−2 are 1.
+        let ones: Vec<i32> = (0..19)
+            .filter(|&j| v[12 + j] == 1)
+            .map(|j| j as i32 - MARGIN)
+            .collect();
+        assert_eq!(ones, (-9..=-2).collect::<Vec<_>>());
+        // B to move sees the rows and the difference swapped.
+        let w = atom_values(&p.with_side_to_move(B));
+        assert_eq!(&w[..6], &v[6..12]);
+        assert_eq!(&w[6..12], &v[..6]);
+        assert_eq!((0..19).filter(|&j| w[12 + j] == 1).count(), 12);
+        // Every value fits its slot's table.
+        for (slot, &value) in (1..=SLOTS).zip(&v) {
+            assert!(
+                Kalah::compact_digit(slot, value as u8).is_some(),
+                "slot {slot} value {value}"
+            );
+        }
+    }
+
+    #[test]
+    fn regions_are_valid() {
+        let regions = Kalah::default_regions();
+        for r in &regions {
+            r.validate::<Kalah>().unwrap();
+        }
+        Kalah::default_phases().validate::<Kalah>().unwrap();
+    }
+
+    #[test]
+    fn inputs_are_thermometers() {
+        let p = pos("A:0,0,4,3,0,1,30,2,0,0,0,0,0,32");
+        let active = active_inputs(&p);
+        // 8 own pit stones, 2 opponent's, stores capped at 36 (30 and 32), A to move.
+        assert_eq!(active.len(), 8 + 2 + 30 + 32 + 1);
+        assert!(active.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(active.last(), Some(&SIDE_INPUT));
+        assert!(active.len() <= Kalah::MAX_ACTIVE);
+        let start = active_inputs(&Kalah::start());
+        assert_eq!(start.len(), 72 + 1);
+    }
+}
