@@ -13,7 +13,8 @@ use std::time::Duration;
 use evalearn::eval::linear::{self, LinearWeights};
 use evalearn::game::checkers::Checkers;
 use evalearn::game::checkers::pdn;
-use evalearn::game::{Game, GameStatus};
+use evalearn::game::kalah::{Kalah, KalahRules};
+use evalearn::game::{Game, GameFile, GameStatus};
 use evalearn::io::model::{ModelHeader, save_model};
 
 /// A running `evalearn play` whose output lines arrive on a channel.
@@ -257,4 +258,54 @@ fn bad_play_arguments_are_exit_status_2() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(!out.stderr.is_empty(), "{args:?}");
     }
+}
+
+#[test]
+fn kalah_one_sowing_at_a_time_undo_and_the_seed_record() {
+    let dir = temp_dir("kalah-play");
+    let saved = dir.join("game.klh");
+    let mut play = Play::start(&[
+        "--game",
+        "kalah",
+        "--depth",
+        "2",
+        "--side",
+        "first",
+        "--save",
+        dir.join("auto.klh").to_str().unwrap(),
+    ]);
+    play.wait_for("A to move");
+    // Pit 1's six stones end in the store: the board is drawn again and the turn goes on.
+    play.send("1");
+    play.wait_for("the turn goes on after 1");
+    play.send("undo");
+    play.wait_for("turn started again");
+    play.send("7");
+    play.wait_for("pits are numbered 1..6");
+    play.send("1,1");
+    play.wait_for("sowing 2: pit 1 is empty");
+    // The whole compound move at once.
+    play.send("1,2");
+    play.wait_for("B plays");
+    play.wait_for("A to move");
+    play.send("position");
+    let position = play
+        .wait_for("position ")
+        .split_once("position ")
+        .unwrap()
+        .1
+        .to_string();
+    play.send(&format!("save {}", saved.display()));
+    play.wait_for("saved to");
+    play.send("quit");
+    play.finish();
+
+    // The record is the seed's: one line per round, and it replays to the position.
+    let text = std::fs::read_to_string(&saved).unwrap();
+    assert!(text.contains(" 1) A: 1 2 B: "), "{text}");
+    let games = Kalah::read_games(KalahRules::default(), &text).unwrap();
+    assert_eq!(games.len(), 1);
+    assert_eq!(games[0].moves.len(), 2);
+    assert_eq!(games[0].record().position().format_position(), position);
+    std::fs::remove_dir_all(&dir).unwrap();
 }

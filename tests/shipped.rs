@@ -3,8 +3,10 @@
 
 use std::path::Path;
 
+use evalearn::eval::EvalGame;
 use evalearn::eval::spec::load_model_file;
 use evalearn::game::checkers::Checkers;
+use evalearn::game::kalah::Kalah;
 use evalearn::learn::config::TrainConfig;
 
 fn root(relative: &str) -> std::path::PathBuf {
@@ -18,30 +20,44 @@ fn shipped_configs_parse() {
         ("samuel", "samuel"),
         ("glem", "glem"),
         ("td", "td"),
+        ("kalah-samuel", "samuel"),
+        ("kalah-glem", "glem"),
+        ("kalah-td", "td"),
     ] {
         let path = root(&format!("configs/{name}.toml"));
         let (config, _) = TrainConfig::read(&path).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(config.learner.name(), learner, "{name}");
         let model = config.model.to_string_lossy().into_owned();
         assert_eq!(model, format!("models/{name}.bin"), "{name}");
+        let game = if name.starts_with("kalah") {
+            "kalah"
+        } else {
+            "brazilian"
+        };
+        assert_eq!(config.game_spec().to_string(), game, "{name}");
     }
+}
+
+/// Checks `models/NAME.bin` against `configs/NAME.toml` for game `G`.
+fn shipped_model<G: EvalGame>(name: &str, kind: &str) {
+    let path = root(&format!("models/{name}.bin"));
+    let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    assert!(size > 0 && size <= 16 << 20, "{name}: {size} bytes");
+    let (_, header) = load_model_file::<G>(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(header.kind, kind, "{name}");
+    let config = std::fs::read_to_string(root(&format!("configs/{name}.toml"))).unwrap();
+    assert_eq!(
+        header.meta.config, config,
+        "{name}: trained with another config"
+    );
+    assert!(header.meta.games > 0, "{name}");
 }
 
 #[test]
 fn shipped_models_come_from_shipped_configs() {
     for (name, kind) in [("samuel", "linear"), ("glem", "glem"), ("td", "td")] {
-        let path = root(&format!("models/{name}.bin"));
-        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-        assert!(size > 0 && size <= 16 << 20, "{name}: {size} bytes");
-        let (_, header) =
-            load_model_file::<Checkers>(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(header.kind, kind, "{name}");
-        let config = std::fs::read_to_string(root(&format!("configs/{name}.toml"))).unwrap();
-        assert_eq!(
-            header.meta.config, config,
-            "{name}: trained with another config"
-        );
-        assert!(header.meta.games > 0, "{name}");
+        shipped_model::<Checkers>(name, kind);
+        shipped_model::<Kalah>(&format!("kalah-{name}"), kind);
     }
 }
 

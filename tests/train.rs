@@ -11,14 +11,22 @@ use std::time::{Duration, Instant};
 
 use evalearn::eval::Evaluator;
 use evalearn::eval::spec::EvalSpec;
+use evalearn::game::checkers::Checkers;
+use evalearn::game::kalah::{Kalah, KalahMoves};
+use evalearn::game::{Game, random_plies};
 use evalearn::learn::train::MetricsLine;
 use evalearn::search::treestats::random_positions;
 
 /// A tiny config for `learner` writing `model`.
 fn tiny_config(dir: &Path, learner: &str, iterations: u64, extra: &str) -> PathBuf {
+    game_config(dir, "brazilian", learner, iterations, extra)
+}
+
+/// A tiny config for `learner` on `game` writing `DIR/LEARNER.bin`.
+fn game_config(dir: &Path, game: &str, learner: &str, iterations: u64, extra: &str) -> PathBuf {
     let model = dir.join(format!("{learner}.bin"));
     let text = format!(
-        "learner = \"{learner}\"\nseed = 5\nmodel = \"{}\"\n\n[budget]\niterations = {iterations}\n\n\
+        "learner = \"{learner}\"\ngame = \"{game}\"\nseed = 5\nmodel = \"{}\"\n\n[budget]\niterations = {iterations}\n\n\
          [selfplay]\ndepth = 2\ngames_per_iteration = 40\ntemperature = 0.3\nthreads = 2\n\n\
          [evaluation]\nevery = 2\ngames = 20\ndepth = 2\n{extra}",
         model.display()
@@ -49,19 +57,20 @@ fn train(config: &Path, resume: bool) {
     );
 }
 
-#[test]
-fn each_learner_trains_a_loadable_model_whose_loss_goes_down() {
-    let dir = temp_dir("learners");
+/// Trains each learner for four tiny iterations on `game` and checks the model, the
+/// metrics and the curve; `evaluates` tells whether the model's values vary.
+fn each_learner_trains(game: &str, evaluates: impl Fn(&Path) -> bool) {
+    let dir = temp_dir(&format!("learners-{game}"));
     for (learner, extra) in [
         ("samuel", ""),
         ("td", "\n[td]\nalpha = 0.2\n"),
         ("glem", "\n[glem]\nmin_support = 20\nepochs = 10\n"),
     ] {
-        let config = tiny_config(&dir, learner, 4, extra);
+        let config = game_config(&dir, game, learner, 4, extra);
         train(&config, false);
         let model = dir.join(format!("{learner}.bin"));
-        let (evaluator, header) = EvalSpec::Model(model.clone()).load().unwrap();
-        let header = header.unwrap();
+        let header = evalearn::io::model::read_header(&model).unwrap();
+        assert_eq!(header.game, game);
         assert_eq!(header.revision, 4, "{learner}: one revision per iteration");
         assert_eq!(header.meta.games, 160);
         let lines = metrics(&dir.join(format!("{learner}.metrics.jsonl")));
@@ -72,12 +81,12 @@ fn each_learner_trains_a_loadable_model_whose_loss_goes_down() {
         if learner == "samuel" {
             let before: f64 = lines.iter().map(|l| l.loss_before).sum();
             let after: f64 = lines.iter().map(|l| l.loss).sum();
-            assert!(after < before, "samuel: loss {before} → {after}");
+            assert!(after < before, "{game} samuel: loss {before} → {after}");
         } else {
             for line in &lines {
                 assert!(
                     line.loss < line.loss_before,
-                    "{learner} iteration {}: loss {} → {}",
+                    "{game} {learner} iteration {}: loss {} → {}",
                     line.iteration,
                     line.loss_before,
                     line.loss
@@ -87,14 +96,39 @@ fn each_learner_trains_a_loadable_model_whose_loss_goes_down() {
         assert!(lines[1].elo.is_some() && lines[3].elo.is_some() && lines[0].elo.is_none());
         let svg = std::fs::read_to_string(dir.join(format!("{learner}.curve.svg"))).unwrap();
         assert_eq!(svg.matches("<circle").count(), 2);
-        // The model evaluates something other than zero somewhere.
-        let positions = random_positions(50, 1);
         assert!(
-            positions.iter().any(|p| evaluator.evaluate(p) != 0),
-            "{learner}"
+            evaluates(&model),
+            "{game} {learner}: the model is zero everywhere"
         );
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn each_learner_trains_a_loadable_model_whose_loss_goes_down() {
+    each_learner_trains("brazilian", |model| {
+        let (evaluator, _) = EvalSpec::Model(model.to_path_buf())
+            .load::<Checkers>()
+            .unwrap();
+        random_positions(50, 1)
+            .iter()
+            .any(|p| evaluator.evaluate(p) != 0)
+    });
+}
+
+#[test]
+fn each_learner_trains_on_kalah_too() {
+    each_learner_trains("kalah", |model| {
+        let (evaluator, _) = EvalSpec::Model(model.to_path_buf())
+            .load::<Kalah>()
+            .unwrap();
+        let mut moves = KalahMoves::new();
+        let mut rng = evalearn::rng::stream(1, 0);
+        (0..50).any(|_| {
+            random_plies(Kalah::start(), 3, &mut rng, &mut moves)
+                .is_some_and(|p| evaluator.evaluate(&p) != evaluator.evaluate(&Kalah::start()))
+        })
+    });
 }
 
 /// What a finished run produced, save times aside: the model's values on fixed

@@ -8,6 +8,7 @@ mod model;
 mod perft;
 mod play;
 mod selfplay;
+mod solve;
 mod train;
 mod treestats;
 
@@ -54,6 +55,8 @@ enum Command {
     Match(matches::MatchArgs),
     /// Learn an evaluation function by self-play (Samuel, GLEM or TD(λ))
     Train(train::TrainArgs),
+    /// Solve a Kalah position exactly: the final store margin under perfect play
+    Solve(solve::SolveArgs),
 }
 
 /// A failed command: the message for stderr and the exit status.
@@ -102,6 +105,7 @@ pub fn run() -> ExitCode {
         Command::Dataset(args) => selfplay::dataset(args),
         Command::Match(args) => matches::run(args),
         Command::Train(args) => train::run(args),
+        Command::Solve(args) => solve::solve(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

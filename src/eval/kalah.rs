@@ -166,7 +166,7 @@ mod tests {
 
     #[test]
     fn stores_is_the_difference_for_the_side_to_move() {
-        let p = pos("A:0,7,7,7,7,7,5,7,7,7,7,7,0,3");
+        let p = pos("A:0,7,7,7,7,7,5,6,6,6,6,5,0,3");
         assert_eq!(KalahEval::Stores.evaluate(&p), 200);
         assert_eq!(KalahEval::Stores.evaluate(&p.with_side_to_move(B)), -200);
         assert_eq!(KalahEval::Stores.evaluate(&Kalah::start()), 0);
@@ -177,8 +177,8 @@ mod tests {
         for eval in [KalahEval::Activity, KalahEval::Tseitin] {
             assert_eq!(eval.evaluate(&Kalah::start()), 0, "{eval:?}");
         }
-        let p = pos("A:0,7,7,7,7,7,5,7,7,7,7,7,0,3");
-        let swapped = pos("B:7,7,7,7,7,0,3,0,7,7,7,7,7,5");
+        let p = pos("A:0,7,7,7,7,7,5,6,6,6,6,5,0,3");
+        let swapped = pos("B:6,6,6,6,5,0,3,0,7,7,7,7,7,5");
         for eval in [KalahEval::Activity, KalahEval::Tseitin] {
             assert_eq!(eval.evaluate(&p), eval.evaluate(&swapped), "{eval:?}");
         }

@@ -3,19 +3,23 @@
 //! network's inputs ([`crate::eval::td::Inputs`]). Samuel's named features are in
 //! [`super::features`].
 //!
-//! # GLEM atoms (31 slots)
+//! # GLEM atoms (30 slots)
 //! - Slots 1..6: own pits 1..6; slots 7..12: the opponent's pits 1..6. Each holds a bucket
 //!   of its count `c` relative to the pit's distance `d = 7 − pit` to its owner's store:
 //!   `0` empty; `1` short (`c < d`: every stone stays in the owner's row); `2` exact
 //!   (`c = d`: the last stone falls in the store, an extra sowing); `3` long
 //!   (`d < c < 13`: stones reach the other row); `4` lap (`c ≥ 13`). Pit 6 is never
 //!   short (its distance is 1).
-//! - Slots 13..31: the store difference (own − opponent's) as a thermometer: slot
-//!   `22 + k` is 1 when the difference is at least `k`, for `k = −9..9`. A capture or a
-//!   sowing into the store moves the thermometer, which is what GLEM's sums must see.
+//! - Slots 13..24: the store difference (own − opponent's) as a thermometer: slot
+//!   `18 + k` is 1 when the difference is at least `k`, for `k = −5..6` (the set is closed
+//!   under turning the board, `k ↔ 1 − k`). A capture or a sowing into the store moves the
+//!   thermometer, which is what GLEM's sums must see.
+//! - Slots 25..30: the stones in the own pits minus those in the opponent's, as a coarse
+//!   thermometer with thresholds −7, −3, 0, 1, 4, 8 (closed under `t ↔ 1 − t` too): the
+//!   stones each side gets when the game ends, which the buckets do not count.
 //! - Regions: each row; each pair of facing pits (captures); the two halves a sowing
 //!   flows through (own pits 4–6 with the opponent's 1–3, and the reverse); the
-//!   thermometer in three pieces.
+//!   store-difference thermometer in two pieces; both thermometers' middles together.
 //! - Phases: by the stones left in the pits (0..72), four phases split at 16, 32, 48.
 //!
 //! # TD inputs (253)
@@ -31,10 +35,15 @@ use crate::game::Game;
 
 /// Slots of the pits (both rows).
 const PIT_SLOTS: usize = 2 * PITS;
-/// The store-difference thermometer: slot `MARGIN_ZERO + k` for `k` in `−MARGIN..=MARGIN`.
-const MARGIN: i32 = 9;
-const MARGIN_ZERO: i32 = PIT_SLOTS as i32 + MARGIN + 1;
-const SLOTS: u8 = (PIT_SLOTS as i32 + 2 * MARGIN + 1) as u8;
+/// The store-difference thermometer: slot `MARGIN_ZERO + k` (1-based) for `k` in
+/// `MARGIN_LOW..=MARGIN_HIGH`.
+const MARGIN_LOW: i32 = -5;
+const MARGIN_HIGH: i32 = 6;
+const MARGIN_ZERO: i32 = PIT_SLOTS as i32 + 1 - MARGIN_LOW;
+/// Thresholds of the row-stones thermometer, whose slots follow the store difference's.
+const ROW_THRESHOLDS: [i32; 6] = [-7, -3, 0, 1, 4, 8];
+const ROW_FIRST: usize = PIT_SLOTS + (MARGIN_HIGH - MARGIN_LOW + 1) as usize;
+const SLOTS: u8 = (ROW_FIRST + ROW_THRESHOLDS.len()) as u8;
 
 /// Bucket digits of a pit.
 const EMPTY: u8 = 0;
@@ -67,19 +76,19 @@ fn rows(pos: &Kalah) -> [[u8; PITS]; 2] {
     [pos.pits(own), pos.pits(own.opponent())]
 }
 
-/// Own store minus the opponent's.
+/// Own stones in pits minus the opponent's.
 #[inline(always)]
-fn margin(pos: &Kalah) -> i32 {
+fn row_difference(pos: &Kalah) -> i32 {
     let own = pos.side_to_move();
-    i32::from(pos.store(own)) - i32::from(pos.store(own.opponent()))
+    pos.stones_in_pits(own) as i32 - pos.stones_in_pits(own.opponent()) as i32
 }
 
-/// Slot index (0-based) of the thermometer slots that are 1: those for `k ≤ margin`.
+/// Slot index (0-based) of the store-difference slots that are 1: those for `k ≤ margin`.
 #[inline(always)]
 fn margin_slots(pos: &Kalah) -> std::ops::Range<usize> {
-    let top = margin(pos).clamp(-MARGIN - 1, MARGIN);
+    let top = pos.store_margin().clamp(MARGIN_LOW - 1, MARGIN_HIGH);
     // Slot `MARGIN_ZERO + k` (1-based) is index `MARGIN_ZERO + k − 1`.
-    let first = (MARGIN_ZERO - MARGIN - 1) as usize;
+    let first = (MARGIN_ZERO + MARGIN_LOW - 1) as usize;
     first..(MARGIN_ZERO + top) as usize
 }
 
@@ -89,7 +98,7 @@ fn region(name: &str, slots: impl IntoIterator<Item = usize>) -> Region {
 }
 
 impl Atoms for Kalah {
-    const ATOM_SET_ID: &'static str = "kalah-glem-buckets-v1";
+    const ATOM_SET_ID: &'static str = "kalah-glem-buckets-v2";
     const SLOTS: u8 = SLOTS;
     const PHASE_MAX: u32 = 72;
 
@@ -110,6 +119,12 @@ impl Atoms for Kalah {
         }
         for slot in margin_slots(self) {
             f(slot, 1);
+        }
+        let rows = row_difference(self);
+        for (i, &t) in ROW_THRESHOLDS.iter().enumerate() {
+            if rows >= t {
+                f(ROW_FIRST + i, 1);
+            }
         }
     }
 
@@ -148,7 +163,7 @@ impl Atoms for Kalah {
     }
 
     fn material(&self) -> f64 {
-        f64::from(margin(self))
+        f64::from(self.store_margin())
     }
 
     fn default_regions() -> Vec<Region> {
@@ -165,13 +180,14 @@ impl Atoms for Kalah {
             (4..=9).collect::<Vec<_>>(),
         ));
         regions.push(region("opponent's 4-6, own 1-3", [10, 11, 12, 1, 2, 3]));
-        let thermometer: Vec<usize> = (PIT_SLOTS + 1..=SLOTS as usize).collect();
-        for (k, chunk) in thermometer.chunks(8).enumerate() {
-            regions.push(region(
-                &format!("store difference {}", k + 1),
-                chunk.to_vec(),
-            ));
-        }
+        let margin: Vec<usize> = (PIT_SLOTS + 1..=ROW_FIRST).collect();
+        let (low, high) = margin.split_at(margin.len() / 2);
+        regions.push(region("store difference, low", low.to_vec()));
+        regions.push(region("store difference, high", high.to_vec()));
+        // Store differences 0 and 1 with the whole row-stones thermometer.
+        let mut ends = margin[margin.len() / 2 - 1..margin.len() / 2 + 1].to_vec();
+        ends.extend(ROW_FIRST + 1..=SLOTS as usize);
+        regions.push(region("stores and rows", ends));
         regions
     }
 
@@ -244,17 +260,20 @@ mod tests {
         let v = atom_values(&p);
         assert_eq!(&v[..6], &[0, 0, 2, 2, 0, 2]);
         assert_eq!(&v[6..12], &[1, 0, 0, 0, 0, 0]);
-        // Difference −2: thermometer slots for k = −9..−2 are 1.
-        let ones: Vec<i32> = (0..19)
+        // Store difference −2: slots for k = −5..−2 are 1; rows 8 − 2 = 6 ≥ −7, −3, 0, 1, 4.
+        let ones: Vec<i32> = (0..12)
             .filter(|&j| v[12 + j] == 1)
-            .map(|j| j as i32 - MARGIN)
+            .map(|j| j as i32 + MARGIN_LOW)
             .collect();
-        assert_eq!(ones, (-9..=-2).collect::<Vec<_>>());
-        // B to move sees the rows and the difference swapped.
+        assert_eq!(ones, (-5..=-2).collect::<Vec<_>>());
+        assert_eq!(&v[24..30], &[1, 1, 1, 1, 1, 0]);
+        assert_eq!(SLOTS, 30);
+        // B to move sees the rows and the differences turned.
         let w = atom_values(&p.with_side_to_move(B));
         assert_eq!(&w[..6], &v[6..12]);
         assert_eq!(&w[6..12], &v[..6]);
-        assert_eq!((0..19).filter(|&j| w[12 + j] == 1).count(), 12);
+        assert_eq!((0..12).filter(|&j| w[12 + j] == 1).count(), 8);
+        assert_eq!(&w[24..30], &[1, 0, 0, 0, 0, 0]);
         // Every value fits its slot's table.
         for (slot, &value) in (1..=SLOTS).zip(&v) {
             assert!(

@@ -21,9 +21,9 @@ pub const FEATURE_NAMES: [&str; FEATURE_COUNT] = [
     "exact_to_store",
     "best_capture",
     "all_captures",
-    "exposed_stones",
+    "store_pit",
     "leaving_stones",
-    "largest_pit",
+    "far_stones",
     "lapping_pits",
     "near_store",
     "extra_turn_chain",
@@ -38,9 +38,9 @@ pub const FEATURE_DESCRIPTIONS: [&str; FEATURE_COUNT] = [
     "own pits whose sowing ends exactly in the own store (an extra sowing)",
     "most stones one own sowing captures now (the opponent's: as if it were to move)",
     "stones all own sowings capture now, summed over the pits",
-    "own stones facing an empty opponent pit (what a capture there would take)",
+    "stones in own pit 6, next to the store",
     "stones that leave the own row if their pit is sown (to the store and beyond)",
-    "stones in the fullest own pit (a hoard)",
+    "stones in own pits 1-2, farthest from the store",
     "own pits with 13 stones or more (their sowing goes all the way round)",
     "stones in own pits 4-6, near the store",
     "sowings in a row that end in the own store, taking the rightmost such pit each time",
@@ -81,8 +81,12 @@ impl Row {
             .sum()
     }
 
-    fn largest(&self) -> i32 {
-        self.pits.iter().map(|&c| i32::from(c)).max().unwrap_or(0)
+    fn store_pit(&self) -> i32 {
+        i32::from(self.pits[PITS - 1])
+    }
+
+    fn far(&self) -> i32 {
+        self.pits[..2].iter().map(|&c| i32::from(c)).sum()
     }
 
     fn lapping(&self) -> i32 {
@@ -130,22 +134,10 @@ fn captures(pos: &Kalah, side: Side) -> (i32, i32) {
     (best, all)
 }
 
-/// `side`'s stones in pits facing an empty pit of the opponent.
-fn exposed(own: &Row, theirs: &Row) -> i32 {
-    // Own pit i (0..6) faces the opponent's pit 5 − i.
-    (0..PITS)
-        .filter(|&i| theirs.pits[PITS - 1 - i] == 0)
-        .map(|i| i32::from(own.pits[i]))
-        .sum()
-}
-
 /// The features of one side (before differencing).
 fn side_features(pos: &Kalah, side: Side) -> [i32; FEATURE_COUNT] {
     let own = Row {
         pits: pos.pits(side),
-    };
-    let theirs = Row {
-        pits: pos.pits(side.opponent()),
     };
     let (best, all) = captures(pos, side);
     let half = pos.rules().total() / 2;
@@ -155,9 +147,9 @@ fn side_features(pos: &Kalah, side: Side) -> [i32; FEATURE_COUNT] {
         own.exact(),
         best,
         all,
-        exposed(&own, &theirs),
+        own.store_pit(),
         own.leaving(),
-        own.largest(),
+        own.far(),
         own.lapping(),
         own.near_store(),
         own.chain(),
@@ -173,8 +165,7 @@ impl Features for Kalah {
     /// 100 centi-units a stone of store difference: the seed's evaluation.
     #[inline]
     fn anchor(&self) -> i32 {
-        let own = self.side_to_move();
-        100 * (i32::from(self.store(own)) - i32::from(self.store(own.opponent())))
+        100 * self.store_margin()
     }
 
     fn features(&self, out: &mut [i32]) {
@@ -223,7 +214,8 @@ mod tests {
         assert_eq!(get("empty_pits"), 3 - 5);
         assert_eq!(get("exact_to_store"), 3);
         assert_eq!(get("best_capture"), -4);
-        assert_eq!(get("largest_pit"), 4 - 2);
+        assert_eq!(get("store_pit"), 1);
+        assert_eq!(get("far_stones"), -2);
         // Greedy chain for A: pit 6 (1), then pit 4 (3: 5, 6, store), then pit 6 and pit 5
         // again; B has none.
         assert!(get("extra_turn_chain") >= 3, "{got:?}");

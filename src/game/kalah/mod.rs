@@ -14,6 +14,7 @@ mod notation;
 mod pack;
 pub mod record;
 mod rules;
+pub mod solve;
 mod sowing;
 
 pub use moves::{KalahMove, KalahMoves, MAX_KALAH_MOVES, MAX_SOWINGS};
@@ -119,6 +120,13 @@ impl Kalah {
             u32::from(self.store(A)) + self.stones_in_pits(A),
             u32::from(self.store(B)) + self.stones_in_pits(B),
         )
+    }
+
+    /// The side to move's store minus the opponent's.
+    #[inline]
+    pub fn store_margin(&self) -> i32 {
+        let own = self.side_to_move();
+        i32::from(self.store(own)) - i32::from(self.store(own.opponent()))
     }
 
     /// The same position with `side` to move (for tests and analysis tools).

@@ -1,0 +1,149 @@
+//! `evalearn solve`: the exact value of a Kalah position (the final store margin under
+//! perfect play), with the work it took and optionally a principal variation.
+//!
+//! Output (stdout), one fact a line: the game and position, the endgame database and the
+//! table, one `probe` line per null-window test as it finishes (so a long solve shows how
+//! far it got), then `value`, `nodes`, `time`, `tt used` and, with `--pv`, `pv`.
+
+use std::time::Duration;
+
+use clap::Args;
+
+use super::CliError;
+use crate::game::Game;
+use crate::game::GameSpec;
+use crate::game::kalah::solve::db::{MAX_DB_STONES, configurations};
+use crate::game::kalah::solve::{DEFAULT_DB_STONES, DEFAULT_TT_MIB, Probe, Solver, build_db};
+use crate::game::kalah::{Kalah, KalahRules, NAME};
+
+/// Largest table accepted, in MiB.
+const MAX_TT_MIB: u64 = 1 << 18;
+
+#[derive(Args, Debug)]
+pub struct SolveArgs {
+    /// Game: kalah (6 stones a pit) or kalah:6:STONES[:empty-capture] (e.g. kalah:6:4)
+    #[arg(long, default_value = NAME)]
+    game: String,
+    /// Position: `A:` or `B:` (side to move) and the 14 counts (A's pits 1..6, A's store,
+    /// B's pits 1..6, B's store); the variant's start if absent
+    #[arg(long)]
+    position: Option<String>,
+    /// Endgame database: every configuration with at most this many stones in the pits
+    /// (C(N+12, 12) bytes; 0 for none)
+    #[arg(long, default_value_t = DEFAULT_DB_STONES,
+          value_parser = clap::value_parser!(u32).range(0..=MAX_DB_STONES as i64))]
+    db_stones: u32,
+    /// Transposition table size in MiB (16-byte entries)
+    #[arg(long, default_value_t = DEFAULT_TT_MIB as u64,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_TT_MIB))]
+    tt_mb: u64,
+    /// Print a principal variation: best compound moves from the position to the end
+    #[arg(long)]
+    pv: bool,
+}
+
+pub fn solve(args: SolveArgs) -> Result<(), CliError> {
+    let rules = parse_game(&args.game)?;
+    let pos = match &args.position {
+        None => Kalah::start_of(rules),
+        Some(text) => Kalah::parse_position_of(rules, text)
+            .map_err(|e| CliError::input(format!("--position: {e}")))?,
+    };
+    println!("game {}", rules.name());
+    println!("position {}", pos.format_position());
+
+    let db = (args.db_stones > 0).then(|| {
+        let (db, took) = build_db(rules, args.db_stones);
+        println!(
+            "db {} stones: {} positions, {} in {}",
+            db.stones(),
+            configurations(db.stones()),
+            mib(db.len()),
+            seconds(took)
+        );
+        db
+    });
+    let mut solver = Solver::new(rules, args.tt_mb as usize, db).map_err(CliError::failure)?;
+    println!(
+        "tt {}: {} entries",
+        mib(solver.table().bytes()),
+        solver.table().capacity()
+    );
+
+    let margin = |future: i32| pos.store_margin() + future;
+    let solution = solver
+        .solve_with(&pos, |probe| print_probe(probe, margin(0)))
+        .map_err(CliError::failure)?;
+    println!("value {}", describe_value(&pos, solution.value));
+    println!("nodes {}", solution.nodes);
+    println!("time {}", seconds(solution.elapsed));
+    println!(
+        "tt used {} of {} entries",
+        solver.table().used(),
+        solver.table().capacity()
+    );
+    if args.pv {
+        let line = solver
+            .principal_variation(&pos, &solution)
+            .map_err(CliError::failure)?;
+        let texts: Vec<String> = pv_texts(&pos, &line);
+        println!("pv {}", texts.join(" "));
+    }
+    Ok(())
+}
+
+/// Reads `--game`: Kalah only, with its rule options.
+fn parse_game(text: &str) -> Result<KalahRules, CliError> {
+    match GameSpec::parse(text) {
+        Ok(GameSpec::Kalah(rules)) => Ok(rules),
+        Ok(other) => Err(CliError::input(format!(
+            "--game {other}: solve works on Kalah only (kalah or kalah:6:STONES[:empty-capture])"
+        ))),
+        Err(e) => Err(CliError::input(format!("--game: {e}"))),
+    }
+}
+
+/// One null-window test, as margins of the whole game (the stores included).
+fn print_probe(probe: &Probe, store_margin: i32) {
+    println!(
+        "probe value >= {:+}: {} (proven {:+}..{:+}) nodes {} time {}",
+        probe.beta + store_margin,
+        if probe.held { "yes" } else { "no" },
+        probe.lower + store_margin,
+        probe.upper + store_margin,
+        probe.nodes,
+        seconds(probe.elapsed)
+    );
+}
+
+/// `+10 (A wins by 10)`: the side to move's margin and who wins.
+fn describe_value(pos: &Kalah, value: i32) -> String {
+    let mover = Kalah::side_name(pos.side_to_move());
+    let other = Kalah::side_name(pos.side_to_move().opponent());
+    let verdict = match value {
+        0 => "draw".to_string(),
+        v if v > 0 => format!("{mover} wins by {v}"),
+        v => format!("{other} wins by {}", -v),
+    };
+    format!("{value:+} ({verdict}, for {mover} to move)")
+}
+
+/// The moves of a line as texts, played out from `pos`.
+fn pv_texts(pos: &Kalah, line: &[crate::game::kalah::KalahMove]) -> Vec<String> {
+    let mut at = *pos;
+    line.iter()
+        .map(|&mv| {
+            let text = at.format_move(mv);
+            at = at.play(mv);
+            text
+        })
+        .collect()
+}
+
+fn mib(bytes: usize) -> String {
+    format!("{:.1} MiB", bytes as f64 / f64::from(1 << 20))
+}
+
+fn seconds(took: Duration) -> String {
+    format!("{:.3} s", took.as_secs_f64())
+}

@@ -1,0 +1,175 @@
+//! The exact Kalah solver (`game::kalah::solve`, `evalearn solve`) against a plain
+//! full-width negamax over `Kalah::legal_moves`/`play` that shares nothing with it, and
+//! the published values of small Kalah variants.
+
+mod common;
+use common::{evalearn, evalearn_ok};
+
+use evalearn::game::kalah::solve::Solver;
+use evalearn::game::kalah::solve::db::EndgameDb;
+use evalearn::game::kalah::{A, B, Kalah, KalahMoves, KalahRules};
+use evalearn::game::{Game, random_plies};
+use rand::RngExt;
+use std::sync::Arc;
+
+/// The final store margin for the side to move under perfect play, by brute force.
+fn negamax(pos: &Kalah) -> i32 {
+    // On the heap: a move list is 32 KiB and the recursion is deep.
+    let mut moves = Box::new(KalahMoves::new());
+    pos.legal_moves(&mut moves);
+    if moves.is_empty() {
+        let (a, b) = pos.final_score();
+        let margin = a as i32 - b as i32;
+        return if pos.side_to_move() == A {
+            margin
+        } else {
+            -margin
+        };
+    }
+    moves
+        .iter()
+        .map(|&mv| {
+            let child = pos.play(mv);
+            let value = negamax(&child);
+            if child.side_to_move() == pos.side_to_move() {
+                value
+            } else {
+                -value
+            }
+        })
+        .max()
+        .unwrap()
+}
+
+fn rules(stones: u8, empty_capture: bool) -> KalahRules {
+    KalahRules {
+        stones,
+        empty_capture,
+    }
+}
+
+/// A random position of `rules` with `in_pits` stones in the pits, the rest in the
+/// stores, either side to move.
+fn random_position(rules: KalahRules, in_pits: u32, rng: &mut impl rand::Rng) -> Kalah {
+    let mut counts = [0u32; 14];
+    for _ in 0..in_pits {
+        let pit = rng.random_range(0..12);
+        counts[if pit < 6 { pit } else { pit + 1 }] += 1;
+    }
+    let rest = 12 * u32::from(rules.stones) - in_pits;
+    let a_store = rng.random_range(0..=rest);
+    counts[6] = a_store;
+    counts[13] = rest - a_store;
+    let side = if rng.random_bool(0.5) { "A" } else { "B" };
+    let list: Vec<String> = counts.iter().map(u32::to_string).collect();
+    Kalah::parse_position_of(rules, &format!("{side}:{}", list.join(","))).unwrap()
+}
+
+#[test]
+fn the_solver_equals_brute_force_on_random_small_positions() {
+    let mut rng = evalearn::rng::stream(11, 0);
+    for empty_capture in [false, true] {
+        let rules = rules(2, empty_capture);
+        let db = Arc::new(EndgameDb::build(rules, 6));
+        let mut plain = Solver::new(rules, 16, None).unwrap();
+        let mut with_db = Solver::new(rules, 16, Some(db)).unwrap();
+        for i in 0..300 {
+            let pos = random_position(rules, 2 + i % 7, &mut rng);
+            let expected = negamax(&pos);
+            assert_eq!(plain.solve(&pos).unwrap().value, expected, "{pos:?}");
+            assert_eq!(with_db.solve(&pos).unwrap().value, expected, "{pos:?}");
+        }
+    }
+}
+
+#[test]
+fn the_solver_equals_brute_force_late_in_kalah_6_2_games() {
+    for empty_capture in [false, true] {
+        let rules = rules(2, empty_capture);
+        let mut solver = Solver::new(rules, 64, None).unwrap();
+        let mut rng = evalearn::rng::stream(12, u64::from(empty_capture));
+        let mut moves = KalahMoves::new();
+        let mut checked = 0;
+        while checked < 6 {
+            let plies = rng.random_range(4..12);
+            let Some(pos) = random_plies(Kalah::start_of(rules), plies, &mut rng, &mut moves)
+            else {
+                continue;
+            };
+            if pos.stones_in_pits(A) + pos.stones_in_pits(B) > 9 {
+                continue;
+            }
+            assert_eq!(solver.solve(&pos).unwrap().value, negamax(&pos), "{pos:?}");
+            checked += 1;
+        }
+    }
+}
+
+#[test]
+fn small_kalah_values_equal_the_published_ones() {
+    // Value = the first player's final margin. Empty-capture rule: Irving, Donkers &
+    // Uiterwijk, "Solving Kalah" (2000); standard rule: Rawlings (2015).
+    for (stones, empty_capture, published) in [
+        (1, false, 2),
+        (2, false, 6),
+        (3, false, 2),
+        (1, true, 2),
+        (2, true, 10),
+        (3, true, 2),
+    ] {
+        let rules = rules(stones, empty_capture);
+        let db = Arc::new(EndgameDb::build(rules, 10));
+        let mut solver = Solver::new(rules, 64, Some(db)).unwrap();
+        let solution = solver.solve(&Kalah::start_of(rules)).unwrap();
+        assert_eq!(solution.value, published, "{}", rules.name());
+        // The principal variation keeps the value to the end of the game.
+        let line = solver
+            .principal_variation(&Kalah::start_of(rules), &solution)
+            .unwrap();
+        let mut pos = Kalah::start_of(rules);
+        for mv in line {
+            pos = pos.play(mv);
+        }
+        let (a, b) = pos.final_score();
+        assert!(pos.is_over());
+        assert_eq!(a as i32 - b as i32, published, "{}", rules.name());
+    }
+}
+
+#[test]
+fn solve_from_the_command_line() {
+    let out = evalearn_ok(&[
+        "solve",
+        "--game",
+        "kalah:6:2:empty-capture",
+        "--pv",
+        "--db-stones",
+        "8",
+        "--tt-mb",
+        "16",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("value +10 (A wins by 10"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("pv ")), "{text}");
+    let out = evalearn_ok(&[
+        "solve",
+        "--game",
+        "kalah:6:1",
+        "--position",
+        "B:0,0,0,0,0,1,5,0,0,0,0,1,1,4",
+        "--tt-mb",
+        "16",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("value "), "{text}");
+    for args in [
+        &["solve", "--game", "brazilian"][..],
+        &["solve", "--game", "kalah:6:99"],
+        &["solve", "--game", "kalah", "--position", "A:1,2,3"],
+        &["solve", "--game", "kalah", "--db-stones", "99"],
+    ] {
+        let out = evalearn(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!out.stderr.is_empty(), "{args:?}");
+    }
+}
