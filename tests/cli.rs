@@ -113,12 +113,9 @@ fn bench_ends_with_its_signature_line() {
     let words: Vec<&str> = last.split_whitespace().collect();
     assert_eq!(words.len(), 4, "{last}");
     assert_eq!((words[1], words[3]), ("nodes", "nps"));
-    let again = stdout(&evalearn(&["bench", "--depth", "6"]));
-    assert_eq!(
-        again.lines().last().unwrap().split_whitespace().next(),
-        Some(words[0]),
-        "the node count is the engine's signature"
-    );
+    // The node count is the engine's signature: move generation, ordering and pruning
+    // changes show up here (README: `evalearn bench`). Update it only on purpose.
+    assert_eq!(words[0], "41212", "bench --depth 6 signature");
 }
 
 #[test]
