@@ -22,6 +22,20 @@ fn perft_prints_the_count_last() {
 }
 
 #[test]
+fn a_closed_stdout_ends_the_output_without_a_panic() {
+    // `evalearn perft --divide | head -1`: the reader is gone before the first line.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_evalearn"))
+        .args(["perft", "--depth", "3", "--divide"])
+        .stdout(writer)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+}
+
+#[test]
 fn perft_divide_lists_root_moves_then_the_total() {
     let out = evalearn(&["perft", "--depth", "3", "--divide"]);
     assert!(out.status.success());
