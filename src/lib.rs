@@ -6,6 +6,7 @@
 //! - [`search`]: alpha-beta search with the seed's enhancements, generic over both.
 //! - [`selfplay`]: parallel, reproducible self-play games.
 //! - [`arena`]: matches between evaluators and their statistics.
+//! - [`hub`]: the Hub protocol, as an engine and as a client of other engines.
 //! - [`io`]: model files and datasets.
 //! - [`cli`]: the `evalearn` command line.
 
@@ -13,6 +14,7 @@ pub mod arena;
 pub mod cli;
 pub mod eval;
 pub mod game;
+pub mod hub;
 pub mod io;
 pub mod learn;
 pub mod rng;

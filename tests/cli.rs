@@ -198,8 +198,6 @@ fn bad_search_arguments_are_exit_status_2() {
         ],
         &["treestats", "--positions", "10", "--seed", "1"],
     ] {
-        let out = evalearn(args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(!stderr(&out).trim().is_empty(), "{args:?}");
+        common::assert_input_error(args);
     }
 }

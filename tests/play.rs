@@ -2,80 +2,29 @@
 //! the game goes on, and watch mode.
 
 mod common;
-use common::temp_dir;
+use common::{Piped, linear_header, save_linear, temp_dir};
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::time::Duration;
-
-use evalearn::eval::linear::{self, LinearWeights};
 use evalearn::game::checkers::Checkers;
 use evalearn::game::checkers::pdn;
 use evalearn::game::kalah::{Kalah, KalahRules};
 use evalearn::game::{Game, GameFile, GameStatus};
-use evalearn::io::model::{ModelHeader, save_model};
 
-/// A running `evalearn play` whose output lines arrive on a channel.
-struct Play {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-    transcript: Vec<String>,
-}
+/// A running `evalearn play`.
+struct Play(Piped);
 
 impl Play {
     fn start(args: &[&str]) -> Play {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_evalearn"))
-            .arg("play")
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start evalearn play");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (send, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if send.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Play {
-            child,
-            stdin,
-            lines,
-            transcript: Vec::new(),
-        }
+        let mut all = vec!["play"];
+        all.extend_from_slice(args);
+        Play(Piped::start(&all))
     }
 
     fn send(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").unwrap();
-        self.stdin.flush().unwrap();
+        self.0.send(line);
     }
 
-    /// Reads output until a line contains `needle`; returns that line.
     fn wait_for(&mut self, needle: &str) -> String {
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(Duration::from_secs(60))
-                .unwrap_or_else(|_| {
-                    panic!(
-                        "no line with '{needle}'; transcript:\n{}",
-                        self.transcript.join("\n")
-                    )
-                });
-            self.transcript.push(line.clone());
-            if line.contains(needle) {
-                return line;
-            }
-        }
+        self.0.wait_for(needle)
     }
 
     /// The first legal move the `moves` command lists.
@@ -86,21 +35,9 @@ impl Play {
         list.split_whitespace().next().unwrap().to_string()
     }
 
-    fn finish(mut self) -> Vec<String> {
-        drop(self.stdin);
-        let status = self.child.wait().unwrap();
-        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(10)) {
-            self.transcript.push(line);
-        }
-        assert!(status.success(), "{}", self.transcript.join("\n"));
-        self.transcript
+    fn finish(self) -> Vec<String> {
+        self.0.finish()
     }
-}
-
-fn save_linear(path: &Path, header: &mut ModelHeader, weight: f32) {
-    let mut weights = LinearWeights::zero::<Checkers>();
-    weights.weights.iter_mut().for_each(|w| *w = weight);
-    save_model(path, header, &weights).unwrap();
 }
 
 #[test]
@@ -166,11 +103,7 @@ fn a_scripted_game_with_mistakes_undo_and_save() {
 fn the_model_is_reloaded_and_a_broken_file_is_survived() {
     let dir = temp_dir("reload");
     let model = dir.join("model.bin");
-    let mut header = ModelHeader::new(
-        Checkers::NAME,
-        linear::KIND,
-        evalearn::game::checkers::features::FEATURE_SET_ID,
-    );
+    let mut header = linear_header();
     header.meta.games = 100;
     save_linear(&model, &mut header, 0.0);
     assert_eq!(header.revision, 1);
@@ -250,13 +183,7 @@ fn bad_play_arguments_are_exit_status_2() {
         &["play", "--side", "purple"],
         &["play", "--depth", "3", "--movetime", "100"],
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_evalearn"))
-            .args(args)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(!out.stderr.is_empty(), "{args:?}");
+        common::assert_input_error(args);
     }
 }
 

@@ -30,6 +30,22 @@ pub fn play_engine_game<G: Game>(
     rng: &mut Rng,
     mut search: impl FnMut(&GameRecord<G>, bool) -> SearchResult<G>,
 ) -> DatasetGame<G> {
+    let Ok(game) = try_play_engine_game(index, opening, ply_cap, exploration, rng, |r, e| {
+        Ok::<_, std::convert::Infallible>(search(r, e))
+    });
+    game
+}
+
+/// [`play_engine_game`] with players that may fail (an external engine that dies or
+/// plays an illegal move): the first error ends the game.
+pub fn try_play_engine_game<G: Game, E>(
+    index: u64,
+    opening: G,
+    ply_cap: u32,
+    exploration: Option<Exploration>,
+    rng: &mut Rng,
+    mut search: impl FnMut(&GameRecord<G>, bool) -> Result<SearchResult<G>, E>,
+) -> Result<DatasetGame<G>, E> {
     let mut record = GameRecord::new(opening).with_ply_cap(Some(ply_cap));
     let mut game = DatasetGame {
         index,
@@ -45,11 +61,11 @@ pub fn play_engine_game<G: Game>(
         if let GameStatus::Over { outcome, reason } = record.status() {
             game.outcome = outcome;
             game.reason = reason;
-            return game;
+            return Ok(game);
         }
         let pos = *record.position();
         let explore = exploration.filter(|e| (record.ply() as u32) < e.plies);
-        let result = search(&record, explore.is_some());
+        let result = search(&record, explore.is_some())?;
         let best = result.best_move.expect("an ongoing game has a legal move");
         let mv = match explore {
             Some(e) => softmax_choice(&result, e.temperature, rng).unwrap_or(best),

@@ -1,4 +1,4 @@
-//! Matches between two evaluators A and B: game pairs (each opening played twice, colours
+//! Matches between two contenders A and B (evaluators or external engines): game pairs (each opening played twice, colours
 //! swapped), played in parallel over the pairs, scored with the pentanomial statistics of
 //! [`super::stats`]. Results are taken in pair order, so the outcome, an SPRT stop
 //! included, is the same whatever the thread count.
@@ -6,14 +6,14 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::engine_game::play_engine_game;
+use super::engine_game::try_play_engine_game;
+use super::players::{Contender, Player};
 use super::stats::{GameResult, MatchTally, SprtDecision, SprtParams, SprtResult};
 use super::workers::run_workers;
-use crate::eval::Evaluator;
 use crate::game::{Game, Side};
 use crate::io::dataset::DatasetGame;
 use crate::rng;
-use crate::search::{Limits, SearchConfig, Searcher};
+use crate::search::Limits;
 
 /// How a match is played.
 #[derive(Clone, Debug)]
@@ -52,10 +52,12 @@ pub struct MatchOutcome<G: Game> {
     pub stopped_early: bool,
 }
 
-/// Plays the match; `on_pair` hears of each counted pair (in order) with the tally.
-pub fn run_match<G: Game, E: Evaluator<G> + Clone>(
-    a: &E,
-    b: &E,
+/// Plays the match; `on_pair` hears of each counted pair (in order) with the tally. A
+/// player that fails (an external engine dying, or playing an illegal move) stops the
+/// match with its error.
+pub fn run_match<G: Game, A: Contender<G>, B: Contender<G>>(
+    a: &A,
+    b: &B,
     openings: &[G],
     config: &MatchConfig,
     mut on_pair: impl FnMut(&PairResult<G>, &MatchTally),
@@ -74,21 +76,20 @@ pub fn run_match<G: Game, E: Evaluator<G> + Clone>(
     // Pairs finish out of order; they are counted in order.
     let mut waiting: BTreeMap<u64, PairResult<G>> = BTreeMap::new();
     let mut decided = false;
+    let mut failure: Option<String> = None;
     run_workers(
         config.threads,
         &jobs,
         &stop,
-        || {
-            (
-                Searcher::new(a.clone(), SearchConfig::FULL, config.tt_mib),
-                Searcher::new(b.clone(), SearchConfig::FULL, config.tt_mib),
-            )
-        },
-        |(searcher_a, searcher_b), pair| {
+        || Ok((a.player(config.tt_mib)?, b.player(config.tt_mib)?)),
+        |players: &mut Result<(A::Player, B::Player), String>, pair| {
+            let (player_a, player_b) = players.as_mut().map_err(|e| e.clone())?;
             let opening = openings[(pair % openings.len() as u64) as usize];
             let mut game = |a_side: Side, index: u64| {
+                player_a.new_game()?;
+                player_b.new_game()?;
                 let mut rng = rng::stream(config.seed, index);
-                play_engine_game(
+                try_play_engine_game(
                     index,
                     opening,
                     config.ply_cap,
@@ -96,28 +97,37 @@ pub fn run_match<G: Game, E: Evaluator<G> + Clone>(
                     &mut rng,
                     |record, _| {
                         if record.position().side_to_move() == a_side {
-                            searcher_a.search(record, &config.limits_a, |_| {})
+                            player_a.think(record, &config.limits_a)
                         } else {
-                            searcher_b.search(record, &config.limits_b, |_| {})
+                            player_b.think(record, &config.limits_b)
                         }
                     },
                 )
             };
-            let first = game(Side::First, 2 * pair);
-            let second = game(Side::Second, 2 * pair + 1);
-            PairResult {
+            let first = game(Side::First, 2 * pair)?;
+            let second = game(Side::Second, 2 * pair + 1)?;
+            Ok(PairResult {
                 index: pair,
                 results: (
                     GameResult::from_outcome(first.outcome, Side::First),
                     GameResult::from_outcome(second.outcome, Side::Second),
                 ),
                 games: [first, second],
-            }
+            })
         },
-        |pair| {
+        |pair: Result<PairResult<G>, String>| {
             if decided {
                 return;
             }
+            let pair = match pair {
+                Ok(pair) => pair,
+                Err(e) => {
+                    failure.get_or_insert(e);
+                    decided = true;
+                    stop.store(true, Ordering::Relaxed);
+                    return;
+                }
+            };
             waiting.insert(pair.index, pair);
             while let Some(pair) = waiting.remove(&(outcome.pairs.len() as u64)) {
                 outcome.tally.add_pair(pair.results.0, pair.results.1);
@@ -136,5 +146,8 @@ pub fn run_match<G: Game, E: Evaluator<G> + Clone>(
             }
         },
     )?;
-    Ok(outcome)
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(outcome),
+    }
 }

@@ -4,5 +4,6 @@
 pub mod engine_game;
 pub mod matches;
 pub mod openings;
+pub mod players;
 pub mod stats;
 pub mod workers;

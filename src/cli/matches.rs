@@ -11,9 +11,10 @@ use super::args::{
 };
 use super::{CliError, CliGame};
 use crate::arena::matches::{MatchConfig, MatchOutcome, PairResult, run_match};
+use crate::arena::players::{Contender, Player};
 use crate::arena::stats::SprtParams;
-use crate::eval::spec::EvalSpec;
-use crate::game::{SavedGame, Side, player_tag};
+use crate::eval::spec::{AnyEvaluator, EvalSpec};
+use crate::game::{GameSpec, SavedGame, Side, player_tag};
 use crate::search::{Limits, MAX_PLY};
 use crate::with_game;
 
@@ -22,10 +23,11 @@ pub struct MatchArgs {
     #[command(flatten)]
     game: GameArg,
     /// Engine A: a built-in evaluator (draughts `material`; Kalah `stores`, `activity`,
-    /// `tseitin`) or a model file path
+    /// `tseitin`), a model file path, or an external draughts engine `hub:"COMMAND ARGS"`
+    /// spoken to over the Hub protocol
     #[arg(long)]
     a: String,
-    /// Engine B: a built-in evaluator or a model file path
+    /// Engine B: a built-in evaluator, a model file path or `hub:"COMMAND ARGS"`
     #[arg(long)]
     b: String,
     /// Games (an even number: each opening is played twice, colours swapped)
@@ -110,18 +112,89 @@ fn side_limits(
     })
 }
 
+/// What `--a` or `--b` names.
+enum SideSpec {
+    Eval(EvalSpec),
+    /// `hub:COMMAND`: an external engine.
+    Hub(String),
+}
+
+impl SideSpec {
+    fn parse(flag: &str, text: &str) -> Result<SideSpec, CliError> {
+        match text.trim().strip_prefix("hub:") {
+            Some(command) if command.trim().is_empty() => Err(CliError::input(format!(
+                "{flag} {text}: give the engine's command after hub:, e.g. hub:\"scan hub\""
+            ))),
+            Some(command) => Ok(SideSpec::Hub(command.trim().to_string())),
+            None => Ok(SideSpec::Eval(eval_spec(flag, text)?)),
+        }
+    }
+
+    fn eval(&self) -> Option<&EvalSpec> {
+        match self {
+            SideSpec::Eval(spec) => Some(spec),
+            SideSpec::Hub(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for SideSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SideSpec::Eval(spec) => write!(f, "{spec}"),
+            SideSpec::Hub(command) => write!(f, "hub:{command}"),
+        }
+    }
+}
+
+/// A side of the match once loaded: an evaluator searched by evalearn, or an engine.
+enum MatchSide<G: CliGame> {
+    Search(Box<AnyEvaluator<G>>),
+    Hub(String),
+}
+
+impl<G: CliGame> Contender<G> for MatchSide<G> {
+    type Player = Box<dyn Player<G>>;
+
+    fn player(&self, tt_mib: usize) -> Result<Box<dyn Player<G>>, String> {
+        match self {
+            MatchSide::Search(evaluator) => Ok(Box::new((**evaluator).player(tt_mib)?)),
+            MatchSide::Hub(command) => G::hub_player(command),
+        }
+    }
+}
+
 pub fn run(args: MatchArgs) -> Result<(), CliError> {
-    let spec_a = eval_spec("--a", &args.a)?;
-    let spec_b = eval_spec("--b", &args.b)?;
-    let game = args.game.resolve(&[&spec_a, &spec_b])?;
+    let spec_a = SideSpec::parse("--a", &args.a)?;
+    let spec_b = SideSpec::parse("--b", &args.b)?;
+    let evals: Vec<&EvalSpec> = [&spec_a, &spec_b].iter().filter_map(|s| s.eval()).collect();
+    let game = args.game.resolve(&evals)?;
+    if game != GameSpec::Brazilian
+        && let Some(hub) = [&spec_a, &spec_b]
+            .into_iter()
+            .find(|s| matches!(s, SideSpec::Hub(_)))
+    {
+        return Err(CliError::input(format!(
+            "{hub}: Hub engines play Brazilian draughts, not {game}"
+        )));
+    }
     with_game!(game, run_match_of(args, spec_a, spec_b))
+}
+
+fn load_side<G: CliGame>(variant: G::Variant, spec: &SideSpec) -> Result<MatchSide<G>, CliError> {
+    match spec {
+        SideSpec::Eval(spec) => Ok(MatchSide::Search(Box::new(
+            load_evaluator::<G>(variant, spec)?.0,
+        ))),
+        SideSpec::Hub(command) => Ok(MatchSide::Hub(command.clone())),
+    }
 }
 
 fn run_match_of<G: CliGame>(
     variant: G::Variant,
     args: MatchArgs,
-    spec_a: EvalSpec,
-    spec_b: EvalSpec,
+    spec_a: SideSpec,
+    spec_b: SideSpec,
 ) -> Result<(), CliError> {
     if !args.games.is_multiple_of(2) {
         return Err(CliError::input(format!(
@@ -136,8 +209,8 @@ fn run_match_of<G: CliGame>(
     let common = (args.depth, args.nodes, args.movetime);
     let limits_a = side_limits("a", (args.a_depth, args.a_nodes, args.a_movetime), common)?;
     let limits_b = side_limits("b", (args.b_depth, args.b_nodes, args.b_movetime), common)?;
-    let (eval_a, _) = load_evaluator::<G>(variant, &spec_a)?;
-    let (eval_b, _) = load_evaluator::<G>(variant, &spec_b)?;
+    let side_a = load_side::<G>(variant, &spec_a)?;
+    let side_b = load_side::<G>(variant, &spec_b)?;
     let pairs = args.games / 2;
     let openings = args.openings.openings(variant, pairs as usize, args.seed)?;
     let config = MatchConfig {
@@ -151,7 +224,7 @@ fn run_match_of<G: CliGame>(
         sprt,
     };
     let bar = progress_bar(pairs, "[{bar:30}] {pos}/{len} pairs, eta {eta}  {msg}");
-    let outcome = run_match(&eval_a, &eval_b, &openings, &config, |_, tally| {
+    let outcome = run_match(&side_a, &side_b, &openings, &config, |_, tally| {
         let e = tally.estimate();
         bar.set_message(format!(
             "A scores {:.1}%, Elo {:+.0} [{:+.0}, {:+.0}]",

@@ -3,6 +3,7 @@
 mod analyse;
 mod args;
 mod bench;
+mod hub;
 mod matches;
 mod model;
 mod perft;
@@ -17,6 +18,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::eval::EvalGame;
+use crate::hub::HubGame;
 use crate::search::bench::Bench;
 
 #[derive(Parser, Debug)]
@@ -57,6 +59,9 @@ enum Command {
     Train(train::TrainArgs),
     /// Solve a Kalah position exactly: the final store margin under perfect play
     Solve(solve::SolveArgs),
+    /// Play Brazilian draughts over the Hub protocol (stdin/stdout), for GUIs,
+    /// pydraughts and the lidraughts bot bridge
+    Hub(hub::HubArgs),
 }
 
 /// A failed command: the message for stderr and the exit status.
@@ -106,6 +111,7 @@ pub fn run() -> ExitCode {
         Command::Match(args) => matches::run(args),
         Command::Train(args) => train::run(args),
         Command::Solve(args) => solve::solve(args),
+        Command::Hub(args) => hub::hub(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -117,10 +123,10 @@ pub fn run() -> ExitCode {
 }
 
 /// Everything a command needs of a game: evaluation and learning ([`EvalGame`]), its
-/// bench positions, and its terminal interface.
-pub trait CliGame: EvalGame + Bench + play::Terminal {}
+/// bench positions, its terminal interface, and external engines ([`HubGame`]).
+pub trait CliGame: EvalGame + Bench + play::Terminal + HubGame {}
 
-impl<G: EvalGame + Bench + play::Terminal> CliGame for G {}
+impl<G: EvalGame + Bench + play::Terminal + HubGame> CliGame for G {}
 
 /// Reads `--position` (`--fen`) in `variant`, or the variant's start when absent.
 fn position_arg<G: CliGame>(variant: G::Variant, text: Option<&str>) -> Result<G, CliError> {

@@ -24,6 +24,19 @@ pub fn evalearn(args: &[&str]) -> Output {
         .expect("run evalearn")
 }
 
+/// Runs `evalearn ARGS…`, failing the test unless it is refused as bad input: exit
+/// status 2 with a message on stderr.
+pub fn assert_input_error(args: &[&str]) {
+    let out = evalearn(args);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(!out.stderr.is_empty(), "{args:?}");
+}
+
 /// [`evalearn`], failing the test unless the command succeeded.
 pub fn evalearn_ok(args: &[&str]) -> Output {
     let out = evalearn(args);
@@ -33,4 +46,129 @@ pub fn evalearn_ok(args: &[&str]) -> Output {
         String::from_utf8_lossy(&out.stderr)
     );
     out
+}
+
+/// A running `evalearn` subcommand driven through pipes; its output lines arrive on a
+/// channel and are kept as a transcript for failure messages.
+pub struct Piped {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<String>,
+    pub transcript: Vec<String>,
+}
+
+impl Piped {
+    /// Starts `evalearn ARGS…` with stderr shown.
+    pub fn start(args: &[&str]) -> Piped {
+        use std::io::BufRead;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_evalearn"))
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::inherit())
+            .spawn()
+            .expect("start evalearn");
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().unwrap();
+        let (send, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Piped {
+            child,
+            stdin,
+            lines,
+            transcript: Vec::new(),
+        }
+    }
+
+    pub fn send(&mut self, line: &str) {
+        self.send_bytes(format!("{line}\n").as_bytes());
+    }
+
+    pub fn send_bytes(&mut self, bytes: &[u8]) {
+        use std::io::Write;
+        let stdin = self.stdin.as_mut().expect("stdin still open");
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next output line, if one comes within `timeout`.
+    pub fn next_line(&mut self, timeout: std::time::Duration) -> Option<String> {
+        let line = self.lines.recv_timeout(timeout).ok()?;
+        self.transcript.push(line.clone());
+        Some(line)
+    }
+
+    /// Reads output until a line contains `needle` (within 60 s); returns that line.
+    pub fn wait_for(&mut self, needle: &str) -> String {
+        loop {
+            let line = self
+                .next_line(std::time::Duration::from_secs(60))
+                .unwrap_or_else(|| {
+                    panic!(
+                        "no line with '{needle}'; transcript:\n{}",
+                        self.transcript.join("\n")
+                    )
+                });
+            if line.contains(needle) {
+                return line;
+            }
+        }
+    }
+
+    /// Closes stdin, waits for the process (which must succeed) and returns everything
+    /// it printed.
+    pub fn finish(mut self) -> Vec<String> {
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        while let Ok(line) = self.lines.recv_timeout(std::time::Duration::from_secs(10)) {
+            self.transcript.push(line);
+        }
+        assert!(status.success(), "{}", self.transcript.join("\n"));
+        self.transcript
+    }
+
+    /// Waits up to `timeout` for the process to exit by itself; its status, or `None`
+    /// (the process is then killed).
+    pub fn exit_within(mut self, timeout: std::time::Duration) -> Option<std::process::ExitStatus> {
+        let until = std::time::Instant::now() + timeout;
+        while std::time::Instant::now() < until {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        None
+    }
+}
+
+/// Saves a draughts linear model whose every weight is `weight` (hot-reload tests);
+/// `header` counts the revisions.
+pub fn save_linear(
+    path: &std::path::Path,
+    header: &mut evalearn::io::model::ModelHeader,
+    weight: f32,
+) {
+    use evalearn::game::checkers::Checkers;
+    let mut weights = evalearn::eval::linear::LinearWeights::zero::<Checkers>();
+    weights.weights.iter_mut().for_each(|w| *w = weight);
+    evalearn::io::model::save_model(path, header, &weights).unwrap();
+}
+
+/// The header of a fresh draughts linear model.
+pub fn linear_header() -> evalearn::io::model::ModelHeader {
+    use evalearn::game::Game;
+    evalearn::io::model::ModelHeader::new(
+        evalearn::game::checkers::Checkers::NAME,
+        evalearn::eval::linear::KIND,
+        evalearn::game::checkers::features::FEATURE_SET_ID,
+    )
 }

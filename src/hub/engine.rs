@@ -1,0 +1,677 @@
+//! `evalearn hub`: the engine side of the Hub protocol.
+//!
+//! Three threads: one reads stdin line by line, one searches, and the main loop answers
+//! commands, starts and stops searches and keeps the clock. The reader and the search
+//! hand their news to the main loop over one channel, so it never blocks on either: a
+//! `stop`, `ping` or `quit` is answered while a search runs, and the hard time mark is a
+//! timeout on that channel. Only the main loop and the search write to stdout, a line at
+//! a time under a lock. Nothing is written to stderr: pydraughts merges it into the
+//! protocol stream.
+
+use std::io::{self, BufRead, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use super::notation;
+use super::protocol::{Input, Line, parse_line, quote, read_line};
+use super::time::{Budget, Level};
+use crate::eval::spec::{AnyEvaluator, EvalSpec, ModelWatch, Reload};
+use crate::game::checkers::Checkers;
+use crate::game::{Game, GameRecord};
+use crate::search::{Iteration, Limits, MAX_PLY, SearchConfig, SearchResult, Searcher, WIN};
+
+type HubSearcher = Searcher<Checkers, AnyEvaluator<Checkers>>;
+
+/// The one variant evalearn plays over Hub.
+pub const VARIANT: &str = "brazilian";
+/// Most moves a `pos` command may list.
+const MAX_MOVES: usize = 10_000;
+/// Largest transposition table `hash` may ask for, in MiB.
+pub const MAX_HASH_MIB: usize = 4096;
+/// Largest move overhead, in milliseconds.
+pub const MAX_OVERHEAD_MS: u64 = 10_000;
+
+/// What the engine starts with; `set-param` changes it.
+#[derive(Clone, Debug)]
+pub struct EngineOptions {
+    pub eval: EvalSpec,
+    /// Transposition table, MiB.
+    pub hash_mib: usize,
+    /// Latency allowed for on every clock move.
+    pub move_overhead: Duration,
+}
+
+/// What the main loop hears.
+enum Event {
+    Input(io::Result<Input>),
+    /// Search number `n` has ended (it may have been collected already).
+    Finished(u64),
+}
+
+/// Lines out, shared by the main loop and the search thread.
+struct Output<W: Write> {
+    writer: Arc<Mutex<W>>,
+}
+
+impl<W: Write> Clone for Output<W> {
+    fn clone(&self) -> Self {
+        Output {
+            writer: Arc::clone(&self.writer),
+        }
+    }
+}
+
+impl<W: Write> Output<W> {
+    fn line(&self, text: &str) -> io::Result<()> {
+        let mut writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+        writer.write_all(text.as_bytes())?;
+        writer.write_all(b"\n")?;
+        writer.flush()
+    }
+
+    fn error(&self, message: &str) -> io::Result<()> {
+        self.line(&format!("error message={}", quote(message)))
+    }
+}
+
+/// A search in progress.
+struct Running {
+    id: u64,
+    /// `None` once joined (a ponder result parked).
+    thread: Option<JoinHandle<(HubSearcher, SearchResult<Checkers>)>>,
+    stop: Arc<AtomicBool>,
+    /// After this instant no new iteration starts; `None` while pondering.
+    soft_mark: Arc<Mutex<Option<Instant>>>,
+    hard_deadline: Option<Instant>,
+    /// `go ponder` not yet followed by `ponder-hit` or `stop`: `done` must wait.
+    pondering: bool,
+    /// The time marks to start at `ponder-hit`.
+    budget: Budget,
+    /// A result that came while pondering, held for `ponder-hit` or `stop`.
+    parked: Option<SearchResult<Checkers>>,
+}
+
+/// The engine between lines: options, position, level, and the searcher when idle.
+struct Session<W: Write> {
+    out: Output<W>,
+    options: EngineOptions,
+    searcher: Option<HubSearcher>,
+    watch: Option<ModelWatch>,
+    record: Result<GameRecord<Checkers>, String>,
+    level: Level,
+    running: Option<Running>,
+    /// Searches started so far.
+    searches: u64,
+    events: Sender<Event>,
+}
+
+/// Whether the loop goes on.
+#[derive(PartialEq, Eq)]
+enum Flow {
+    Continue,
+    Quit,
+}
+
+/// Runs the engine on `input` and `output` until `quit` or the end of the input.
+/// Errors are output errors (the client went away).
+pub fn run<R, W>(input: R, output: W, options: EngineOptions) -> io::Result<()>
+where
+    R: BufRead + Send + 'static,
+    W: Write + Send + 'static,
+{
+    let (events, inbox) = mpsc::channel();
+    let reader_events = events.clone();
+    std::thread::spawn(move || {
+        let mut input = input;
+        loop {
+            let item = read_line(&mut input);
+            let end = matches!(item, Ok(Input::End) | Err(_));
+            if reader_events.send(Event::Input(item)).is_err() || end {
+                break;
+            }
+        }
+    });
+    let mut session = Session {
+        out: Output {
+            writer: Arc::new(Mutex::new(output)),
+        },
+        options,
+        searcher: None,
+        watch: None,
+        record: Ok(GameRecord::new(Checkers::start())),
+        level: Level::default(),
+        running: None,
+        searches: 0,
+        events,
+    };
+    let result = session.main_loop(&inbox);
+    session.stop_and_join();
+    result
+}
+
+impl<W: Write + Send + 'static> Session<W> {
+    fn main_loop(&mut self, inbox: &Receiver<Event>) -> io::Result<()> {
+        loop {
+            let deadline = self.running.as_ref().and_then(|r| r.hard_deadline);
+            let event = match deadline {
+                Some(deadline) => {
+                    match inbox.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                        Ok(event) => event,
+                        Err(RecvTimeoutError::Timeout) => {
+                            if let Some(running) = &mut self.running {
+                                running.stop.store(true, Ordering::Relaxed);
+                                running.hard_deadline = None;
+                            }
+                            continue;
+                        }
+                        Err(RecvTimeoutError::Disconnected) => return Ok(()),
+                    }
+                }
+                None => match inbox.recv() {
+                    Ok(event) => event,
+                    Err(_) => return Ok(()),
+                },
+            };
+            match event {
+                Event::Finished(id) => self.finished(id)?,
+                Event::Input(Ok(Input::Line(text))) => {
+                    if self.handle(&text)? == Flow::Quit {
+                        return Ok(());
+                    }
+                }
+                Event::Input(Ok(Input::TooLong(len))) => self.out.error(&format!(
+                    "line of {len} bytes ignored: at most {} are read",
+                    super::protocol::MAX_LINE_LEN
+                ))?,
+                Event::Input(Ok(Input::NotUtf8)) => {
+                    self.out.error("line ignored: it is not UTF-8 text")?
+                }
+                Event::Input(Ok(Input::End) | Err(_)) => return Ok(()),
+            }
+        }
+    }
+
+    fn handle(&mut self, text: &str) -> io::Result<Flow> {
+        let line = match parse_line(text) {
+            Ok(Some(line)) => line,
+            Ok(None) => return Ok(Flow::Continue),
+            Err(e) => {
+                self.out.error(&format!("malformed line: {e}"))?;
+                return Ok(Flow::Continue);
+            }
+        };
+        // While a search runs only these are allowed (Scan's rule); anything else would
+        // change what the search is answering.
+        match line.command.as_str() {
+            "quit" => return Ok(Flow::Quit),
+            "ping" => self.out.line("pong")?,
+            "stop" => self.stop()?,
+            "ponder-hit" => self.ponder_hit()?,
+            command if self.running.is_some() => self.out.error(&format!(
+                "'{command}' ignored: a search is running (send stop first)"
+            ))?,
+            "hub" => self.hub()?,
+            "init" => {
+                if let Err(e) = self.ensure_searcher() {
+                    self.out.error(&e)?;
+                }
+                self.out.line("ready")?;
+            }
+            "set-param" => {
+                if let Err(e) = self.set_param(&line) {
+                    self.out.error(&e)?;
+                }
+            }
+            "new-game" => self.record = Ok(GameRecord::new(Checkers::start())),
+            "pos" => {
+                self.record = read_position(&line);
+                if let Err(e) = &self.record {
+                    self.out.error(e)?;
+                }
+            }
+            "level" => match Level::parse(&line, MAX_PLY as u32 - 8) {
+                Ok(level) => self.level = level,
+                Err(e) => self.out.error(&e)?,
+            },
+            "go" => self.go(&line)?,
+            other => self.out.error(&format!(
+                "unknown command '{}' (known: hub init ping set-param new-game pos level go \
+                 ponder-hit stop quit)",
+                other.chars().take(40).collect::<String>()
+            ))?,
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn hub(&self) -> io::Result<()> {
+        let eval = match &self.options.eval {
+            EvalSpec::Builtin(name) => name.clone(),
+            EvalSpec::Model(path) => path.display().to_string(),
+        };
+        for line in [
+            format!(
+                "id name=evalearn version={} author={}",
+                env!("CARGO_PKG_VERSION"),
+                quote("the evalearn developers")
+            ),
+            format!("param name=variant value={VARIANT} type=enum values={VARIANT}"),
+            format!("param name=eval value={} type=string", quote(&eval)),
+            format!(
+                "param name=hash value={} type=int min=1 max={MAX_HASH_MIB}",
+                self.options.hash_mib
+            ),
+            format!(
+                "param name=move-overhead value={} type=int min=0 max={MAX_OVERHEAD_MS}",
+                self.options.move_overhead.as_millis()
+            ),
+            "wait".to_string(),
+        ] {
+            self.out.line(&line)?;
+        }
+        Ok(())
+    }
+
+    fn set_param(&mut self, line: &Line) -> Result<(), String> {
+        let name = line
+            .value("name")
+            .ok_or("set-param: missing name=PARAMETER")?;
+        let value = line
+            .value("value")
+            .ok_or_else(|| format!("set-param name={name}: missing value=VALUE"))?;
+        match name {
+            "variant" if value == VARIANT => Ok(()),
+            "variant" => Err(format!(
+                "set-param variant: evalearn plays '{VARIANT}' only, not '{value}'"
+            )),
+            "eval" => {
+                let spec = EvalSpec::parse(value).map_err(|e| format!("set-param eval: {e}"))?;
+                spec.load::<Checkers>()
+                    .map_err(|e| format!("set-param eval: {e}"))?;
+                self.options.eval = spec;
+                self.searcher = None;
+                Ok(())
+            }
+            "hash" => {
+                let mib = whole_number(name, value, 1, MAX_HASH_MIB as u64, "MiB")? as usize;
+                if mib != self.options.hash_mib {
+                    self.options.hash_mib = mib;
+                    self.searcher = None;
+                }
+                Ok(())
+            }
+            "move-overhead" => {
+                let ms = whole_number(name, value, 0, MAX_OVERHEAD_MS, "milliseconds")?;
+                self.options.move_overhead = Duration::from_millis(ms);
+                Ok(())
+            }
+            // Sent by the lidraughts bot bridge to every engine; the clock comes with
+            // each `level` anyway.
+            "initial-time" => Ok(()),
+            other => Err(format!(
+                "set-param: unknown parameter '{}' (known: variant eval hash move-overhead)",
+                other.chars().take(40).collect::<String>()
+            )),
+        }
+    }
+
+    /// Builds the searcher from the options if there is none (at `init`, after a
+    /// parameter changed, or at the first `go`).
+    fn ensure_searcher(&mut self) -> Result<(), String> {
+        if self.searcher.is_some() {
+            return Ok(());
+        }
+        let (evaluator, header) = self
+            .options
+            .eval
+            .load::<Checkers>()
+            .map_err(|e| format!("cannot load the evaluator: {e}"))?;
+        self.watch = match (&self.options.eval, header) {
+            (EvalSpec::Model(path), Some(header)) => Some(ModelWatch::new(path, header.revision)),
+            _ => None,
+        };
+        self.searcher = Some(Searcher::new(
+            evaluator,
+            SearchConfig::FULL,
+            self.options.hash_mib,
+        ));
+        Ok(())
+    }
+
+    /// A new revision of the model file replaces the evaluator before a search.
+    fn reload_model(&mut self) -> io::Result<()> {
+        let (Some(watch), Some(searcher)) = (&mut self.watch, &mut self.searcher) else {
+            return Ok(());
+        };
+        match watch.check::<Checkers>() {
+            Reload::Unchanged => Ok(()),
+            Reload::Loaded(loaded) => {
+                let (evaluator, header) = *loaded;
+                *searcher.evaluator_mut() = evaluator;
+                self.out.line(&format!(
+                    "info message={}",
+                    quote(&format!("model reloaded: revision {}", header.revision))
+                ))
+            }
+            Reload::Failed(why) => self.out.line(&format!(
+                "info message={}",
+                quote(&format!(
+                    "new model file not loaded ({why}); playing on with the previous one"
+                ))
+            )),
+        }
+    }
+
+    fn go(&mut self, line: &Line) -> io::Result<()> {
+        let mode = match line.args.first().map(|a| a.name.as_str()) {
+            None | Some("think") => Mode::Think,
+            Some("ponder") => Mode::Ponder,
+            Some("analyze" | "analyse") => Mode::Analyze,
+            Some(other) => {
+                self.out.error(&format!(
+                    "go {}: expected think, ponder or analyze",
+                    other.chars().take(40).collect::<String>()
+                ))?;
+                return self.out.line("done");
+            }
+        };
+        let record = match &self.record {
+            Ok(record) => record.clone(),
+            Err(e) => {
+                self.out.error(&format!("go: no valid position ({e})"))?;
+                return self.out.line("done");
+            }
+        };
+        if let Err(e) = self.ensure_searcher() {
+            self.out.error(&e)?;
+            return self.out.line("done");
+        }
+        self.reload_model()?;
+        let pos = *record.position();
+        let mut list = <Checkers as Game>::Moves::default();
+        pos.legal_moves(&mut list);
+        if list.is_empty() {
+            self.out.error("go: the side to move has no legal move")?;
+            return self.out.line("done");
+        }
+        let (level, budget) = match mode {
+            Mode::Analyze => (
+                Level::Fixed {
+                    depth: None,
+                    nodes: None,
+                    move_time: None,
+                },
+                Budget::default(),
+            ),
+            _ => (
+                self.level.clone(),
+                self.level.budget(self.options.move_overhead),
+            ),
+        };
+        // A forced move on the clock costs no time.
+        if mode == Mode::Think && list.len() == 1 && budget.hard.is_some() {
+            return self
+                .out
+                .line(&format!("done move={}", notation::format_move(list[0])));
+        }
+        let (depth, nodes) = level.depth_and_nodes();
+        let stop = Arc::new(AtomicBool::new(false));
+        let limits = Limits {
+            depth,
+            nodes,
+            stop: Some(Arc::clone(&stop)),
+            ..Limits::default()
+        };
+        let now = Instant::now();
+        let pondering = mode == Mode::Ponder;
+        let soft_mark = Arc::new(Mutex::new(None));
+        self.searches += 1;
+        let mut running = Running {
+            id: self.searches,
+            thread: Some(self.spawn_search(
+                record,
+                limits,
+                Arc::clone(&soft_mark),
+                Arc::clone(&stop),
+            )),
+            stop,
+            soft_mark,
+            hard_deadline: None,
+            pondering,
+            budget,
+            parked: None,
+        };
+        if !pondering {
+            running.start_clock(now);
+        }
+        self.running = Some(running);
+        Ok(())
+    }
+
+    fn spawn_search(
+        &mut self,
+        record: GameRecord<Checkers>,
+        limits: Limits,
+        soft_mark: Arc<Mutex<Option<Instant>>>,
+        stop: Arc<AtomicBool>,
+    ) -> JoinHandle<(HubSearcher, SearchResult<Checkers>)> {
+        let mut searcher = self.searcher.take().expect("ensure_searcher ran");
+        let out = self.out.clone();
+        let events = self.events.clone();
+        let id = self.searches;
+        std::thread::spawn(move || {
+            let result = searcher.search(&record, &limits, |iteration| {
+                let _ = out.line(&info_line(iteration));
+                let mark = *soft_mark.lock().unwrap_or_else(|p| p.into_inner());
+                if mark.is_some_and(|mark| Instant::now() >= mark) {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            });
+            let _ = events.send(Event::Finished(id));
+            (searcher, result)
+        })
+    }
+
+    /// Search `id` ended: `done`, unless a ponder search must wait for `ponder-hit`.
+    fn finished(&mut self, id: u64) -> io::Result<()> {
+        match &self.running {
+            Some(running) if running.id == id && running.thread.is_some() => self.collect(),
+            _ => Ok(()), // collected already, by `stop`
+        }
+    }
+
+    /// Waits for the running search's thread (which has ended or been told to stop) and
+    /// says `done`, or parks the result while pondering.
+    fn collect(&mut self) -> io::Result<()> {
+        let Some(running) = &mut self.running else {
+            return Ok(());
+        };
+        if let Some(thread) = running.thread.take() {
+            match thread.join() {
+                Ok((searcher, result)) => {
+                    self.searcher = Some(searcher);
+                    running.parked = Some(result);
+                }
+                Err(_) => {
+                    self.running = None;
+                    self.out.error("the search failed")?;
+                    return self.out.line("done");
+                }
+            }
+        }
+        if running.pondering {
+            return Ok(());
+        }
+        let result = running.parked.take();
+        self.running = None;
+        match result.and_then(|r| r.best_move.map(|mv| (mv, r.pv.get(1).copied()))) {
+            Some((mv, reply)) => {
+                let mut text = format!("done move={}", notation::format_move(mv));
+                if let Some(reply) = reply {
+                    text.push_str(&format!(" ponder={}", notation::format_move(reply)));
+                }
+                self.out.line(&text)
+            }
+            None => self.out.line("done"),
+        }
+    }
+
+    /// `stop`: the search ends now and says `done` (a parked ponder result included).
+    fn stop(&mut self) -> io::Result<()> {
+        let Some(running) = &mut self.running else {
+            return Ok(());
+        };
+        running.stop.store(true, Ordering::Relaxed);
+        running.pondering = false;
+        self.collect()
+    }
+
+    fn ponder_hit(&mut self) -> io::Result<()> {
+        let Some(running) = &mut self.running else {
+            return Ok(());
+        };
+        if !running.pondering {
+            return Ok(());
+        }
+        running.pondering = false;
+        running.start_clock(Instant::now());
+        if running.thread.is_none() {
+            return self.collect();
+        }
+        Ok(())
+    }
+
+    /// Stops a running search and waits for its thread (at quit).
+    fn stop_and_join(&mut self) {
+        if let Some(running) = self.running.take() {
+            running.stop.store(true, Ordering::Relaxed);
+            if let Some(thread) = running.thread {
+                let _ = thread.join();
+            }
+        }
+    }
+}
+
+impl Running {
+    /// The move's clock starts: from now on the time marks apply.
+    fn start_clock(&mut self, now: Instant) {
+        if let Some(soft) = self.budget.soft {
+            *self.soft_mark.lock().unwrap_or_else(|p| p.into_inner()) = Some(now + soft / 2);
+        }
+        self.hard_deadline = self.budget.hard.map(|hard| now + hard);
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Think,
+    Ponder,
+    Analyze,
+}
+
+/// A parameter's whole-number value in `min..=max`.
+fn whole_number(name: &str, value: &str, min: u64, max: u64, unit: &str) -> Result<u64, String> {
+    value
+        .parse::<u64>()
+        .ok()
+        .filter(|v| (min..=max).contains(v))
+        .ok_or_else(|| format!("set-param {name}={value}: expected {unit} from {min} to {max}"))
+}
+
+/// Reads `pos [pos=POSITION] [moves="M1 M2 …"]`: the start position when `pos` is absent.
+fn read_position(line: &Line) -> Result<GameRecord<Checkers>, String> {
+    for arg in &line.args {
+        if !["pos", "moves"].contains(&arg.name.as_str()) {
+            return Err(format!(
+                "pos: unknown argument '{}' (known: pos, moves)",
+                arg.name.chars().take(40).collect::<String>()
+            ));
+        }
+    }
+    let start = match line.value("pos") {
+        Some(text) => notation::parse_position(text).map_err(|e| format!("pos: {e}"))?,
+        None => Checkers::start(),
+    };
+    let mut record = GameRecord::new(start);
+    let moves = line.value("moves").unwrap_or("");
+    for (i, text) in moves.split_whitespace().enumerate() {
+        if i == MAX_MOVES {
+            return Err(format!("pos: more than {MAX_MOVES} moves"));
+        }
+        let mv = notation::parse_move(record.position(), text)
+            .map_err(|e| format!("pos: move {}: {e}", i + 1))?;
+        record.play(mv);
+    }
+    Ok(record)
+}
+
+/// Scores in men as Scan writes them; a win `p` plies away is `(10000 − p) / 100`,
+/// which pydraughts reads back as a win.
+fn score_text(score: i32) -> String {
+    let plies = WIN - score.abs();
+    if plies <= MAX_PLY as i32 {
+        let sign = if score < 0 { "-" } else { "" };
+        format!("{sign}{:.2}", f64::from(10_000 - plies) / 100.0)
+    } else {
+        format!("{:.2}", f64::from(score) / 100.0)
+    }
+}
+
+fn info_line(iteration: &Iteration<Checkers>) -> String {
+    let seconds = iteration.elapsed.as_secs_f64();
+    let nodes = iteration.nodes.total();
+    let mnps = if seconds > 0.0 {
+        nodes as f64 / seconds / 1e6
+    } else {
+        0.0
+    };
+    let pv: Vec<String> = iteration
+        .pv
+        .iter()
+        .map(|&mv| notation::format_move(mv))
+        .collect();
+    format!(
+        "info depth={} score={} nodes={nodes} time={seconds:.3} nps={mnps:.2} pv={}",
+        iteration.depth,
+        score_text(iteration.score),
+        quote(&pv.join(" "))
+    )
+}
+
+/// The evaluator spec of `--model PATH` / `--eval SPEC`, checked now so a bad model is
+/// reported before the protocol starts.
+pub fn options_from_args(
+    model: Option<PathBuf>,
+    eval: Option<&str>,
+    hash_mib: usize,
+    move_overhead_ms: u64,
+) -> Result<EngineOptions, String> {
+    let eval = match (model, eval) {
+        (Some(path), _) => EvalSpec::Model(path),
+        (None, Some(text)) => EvalSpec::parse(text)?,
+        (None, None) => EvalSpec::Builtin("material".to_string()),
+    };
+    eval.load::<Checkers>().map_err(|e| e.to_string())?;
+    Ok(EngineOptions {
+        eval,
+        hash_mib,
+        move_overhead: Duration::from_millis(move_overhead_ms),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_are_in_men_and_wins_read_as_wins() {
+        assert_eq!(score_text(125), "1.25");
+        assert_eq!(score_text(-40), "-0.40");
+        assert_eq!(score_text(0), "0.00");
+        assert_eq!(score_text(WIN - 7), "99.93");
+        assert_eq!(score_text(-(WIN - 8)), "-99.92");
+    }
+}

@@ -1,0 +1,437 @@
+//! `evalearn hub` over pipes (the Hub protocol as Scan defines it), fuzzed in process,
+//! and `evalearn match` against it.
+
+mod common;
+use common::{Piped, evalearn, evalearn_ok, linear_header, save_linear, temp_dir};
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use evalearn::eval::Material;
+use evalearn::game::checkers::Checkers;
+use evalearn::game::{Game, GameRecord};
+use evalearn::hub::engine::{self, EngineOptions};
+use evalearn::hub::notation;
+use evalearn::hub::protocol::parse_line;
+use evalearn::search::{Limits, SearchConfig, Searcher};
+use proptest::prelude::*;
+
+const START: &str = "Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww";
+
+fn hub(args: &[&str]) -> Piped {
+    let mut all = vec!["hub"];
+    all.extend_from_slice(args);
+    Piped::start(&all)
+}
+
+/// Output lines up to and including the first that starts with `command`.
+fn until(engine: &mut Piped, command: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    loop {
+        let line = engine.wait_for("");
+        let done = line.split_whitespace().next() == Some(command);
+        lines.push(line);
+        if done {
+            return lines;
+        }
+    }
+}
+
+fn value(line: &str, name: &str) -> Option<String> {
+    parse_line(line)
+        .unwrap()
+        .unwrap()
+        .value(name)
+        .map(str::to_string)
+}
+
+#[test]
+fn handshake_then_a_search_that_plays_the_librarys_move() {
+    let mut engine = hub(&[]);
+    engine.send("hub");
+    let handshake = until(&mut engine, "wait");
+    assert!(
+        handshake[0].starts_with("id name=evalearn version="),
+        "{handshake:?}"
+    );
+    let variant = handshake
+        .iter()
+        .find(|l| l.starts_with("param name=variant"))
+        .expect("variant parameter");
+    assert_eq!(value(variant, "values").as_deref(), Some("brazilian"));
+    engine.send("set-param name=variant value=brazilian");
+    engine.send("init");
+    engine.wait_for("ready");
+
+    // After c3-d4 f6-e5 (10-14 23-19 in pydraughts' numbering), depth 6.
+    engine.send(&format!("pos pos={START} moves=\"10-14 23-19\""));
+    engine.send("level depth=6");
+    engine.send("go think");
+    let lines = until(&mut engine, "done");
+    let infos: Vec<&String> = lines.iter().filter(|l| l.starts_with("info")).collect();
+    let depths: Vec<String> = infos.iter().filter_map(|l| value(l, "depth")).collect();
+    assert_eq!(depths, ["2", "4", "6"], "{lines:?}");
+    for info in &infos {
+        for name in ["score", "nodes", "time", "nps", "pv"] {
+            assert!(value(info, name).is_some(), "{name} missing: {info}");
+        }
+    }
+    // The library's search of the same game gives the same move.
+    let mut record = GameRecord::new(Checkers::start());
+    for text in ["10-14", "23-19"] {
+        let mv = notation::parse_move(record.position(), text).unwrap();
+        record.play(mv);
+    }
+    let mut searcher = Searcher::new(Material, SearchConfig::FULL, 64);
+    let expected = searcher.search(&record, &Limits::depth(6), |_| {});
+    let done = lines.last().unwrap();
+    assert_eq!(
+        value(done, "move"),
+        Some(notation::format_move(expected.best_move.unwrap())),
+        "{done}"
+    );
+    assert_eq!(
+        value(done, "ponder"),
+        Some(notation::format_move(expected.pv[1])),
+        "{done}"
+    );
+    engine.send("quit");
+    engine.finish();
+}
+
+#[test]
+fn ping_is_answered_during_a_search_and_stop_ends_it() {
+    let mut engine = hub(&[]);
+    engine.send("init");
+    engine.wait_for("ready");
+    engine.send("pos");
+    engine.send("level infinite");
+    engine.send("go analyze");
+    engine.wait_for("info depth=4");
+    engine.send("ping");
+    engine.wait_for("pong");
+    engine.send("new-game");
+    engine.wait_for("error message=\"'new-game' ignored: a search is running");
+    engine.send("stop");
+    let done = engine.wait_for("done");
+    assert!(value(&done, "move").is_some(), "{done}");
+    // Straight after `done` the engine takes commands again.
+    engine.send("level depth=2");
+    engine.send("go think");
+    engine.wait_for("done move=");
+    engine.send("quit");
+    engine.finish();
+}
+
+#[test]
+fn ponder_waits_for_ponder_hit_then_keeps_to_the_clock() {
+    let mut engine = hub(&[]);
+    engine.send(&format!("pos pos={START}"));
+    engine.send("level move-time=0.05");
+    engine.send("go ponder");
+    // Far longer than the move time: pondering has no clock.
+    let quiet_until = Instant::now() + Duration::from_millis(400);
+    while let Some(line) = engine.next_line(quiet_until.saturating_duration_since(Instant::now())) {
+        assert!(!line.starts_with("done"), "done before ponder-hit: {line}");
+    }
+    let hit = Instant::now();
+    engine.send("ponder-hit");
+    engine.wait_for("done move=");
+    assert!(
+        hit.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        hit.elapsed()
+    );
+
+    // A ponder search that ends by itself (depth 2) still waits, and `stop` releases it.
+    engine.send("level depth=2");
+    engine.send("go ponder");
+    engine.wait_for("info depth=2");
+    assert_eq!(engine.next_line(Duration::from_millis(200)), None);
+    engine.send("stop");
+    engine.wait_for("done move=");
+    engine.send("quit");
+    engine.finish();
+}
+
+#[test]
+fn a_clock_move_returns_well_within_the_time_left() {
+    let mut engine = hub(&["--move-overhead", "20"]);
+    engine.send("pos");
+    for (level, limit) in [
+        ("level time=1 inc=0", 0.5),
+        ("level time=0.1 inc=0.02", 0.1),
+        ("level moves=1 time=0.3", 0.3),
+    ] {
+        engine.send(level);
+        let started = Instant::now();
+        engine.send("go think");
+        engine.wait_for("done move=");
+        let spent = started.elapsed().as_secs_f64();
+        assert!(spent < limit, "{level}: {spent} s");
+    }
+    engine.send("quit");
+    engine.finish();
+}
+
+#[test]
+fn bad_lines_get_an_error_line_and_the_engine_plays_on() {
+    let mut engine = hub(&[]);
+    let bad: &[&[u8]] = &[
+        b"fly away",
+        b"pos pos=Wxx",
+        b"pos pos=Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww moves=\"9-13 9-13\"",
+        b"pos moves=\"1-5\"",
+        b"pos colour=red",
+        b"level depth=0",
+        b"level time=abc",
+        b"level speed=3",
+        b"set-param name=variant value=frisian",
+        b"set-param name=hash value=0",
+        b"set-param name=eval value=/nonexistent/model.bin",
+        b"set-param name=colour value=red",
+        b"set-param value=3",
+        b"go sideways",
+        b"pos moves=\"unclosed",
+        b"=5",
+        b"\xff\xfe not text",
+    ];
+    for line in bad {
+        engine.send_bytes(line);
+        engine.send_bytes(b"\n");
+        let answer = engine.wait_for("");
+        assert!(
+            answer.starts_with("error message="),
+            "{}: {answer}",
+            String::from_utf8_lossy(line)
+        );
+        if line.starts_with(b"go") {
+            assert_eq!(engine.wait_for(""), "done");
+        }
+    }
+    let long = vec![b'x'; 200_000];
+    engine.send_bytes(&long);
+    engine.send_bytes(b"\n");
+    let answer = engine.wait_for("error");
+    assert!(answer.contains("200000 bytes"), "{answer}");
+    // `go` after a rejected position says so and answers a bare `done`.
+    engine.send("pos pos=Wxx");
+    engine.wait_for("error");
+    engine.send("go think");
+    assert!(engine.wait_for("error").contains("no valid position"));
+    assert_eq!(engine.wait_for(""), "done");
+    // Still alive, and still playing.
+    engine.send("ping");
+    engine.wait_for("pong");
+    engine.send("pos");
+    engine.send("level depth=3");
+    engine.send("go think");
+    engine.wait_for("done move=");
+    engine.send("quit");
+    engine.finish();
+}
+
+#[test]
+fn end_of_input_during_a_search_ends_the_engine() {
+    let mut engine = hub(&[]);
+    engine.send("level infinite");
+    engine.send("go analyze");
+    engine.wait_for("info depth=2");
+    let started = Instant::now();
+    // Closes stdin; the engine must stop searching and exit with success.
+    engine.finish();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn the_model_is_reloaded_between_moves() {
+    let dir = temp_dir("hub-reload");
+    let model = dir.join("model.bin");
+    let mut header = linear_header();
+    save_linear(&model, &mut header, 0.0);
+    let mut engine = hub(&["--model", model.to_str().unwrap()]);
+    engine.send("level depth=2");
+    engine.send("go think");
+    let first = until(&mut engine, "done");
+    assert!(!first.iter().any(|l| l.contains("reloaded")), "{first:?}");
+    save_linear(&model, &mut header, 1.0);
+    engine.send("go think");
+    let second = until(&mut engine, "done");
+    assert!(
+        second[0].starts_with("info message=\"model reloaded: revision 2"),
+        "{second:?}"
+    );
+    std::fs::write(&model, b"not a model").unwrap();
+    engine.send("go think");
+    let third = until(&mut engine, "done");
+    assert!(third[0].contains("not loaded"), "{third:?}");
+    assert!(third.last().unwrap().starts_with("done move="));
+    engine.send("quit");
+    engine.finish();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_hub_arguments_are_exit_status_2() {
+    for args in [
+        &["hub", "--model", "/nonexistent/model.bin"][..],
+        &["hub", "--eval", "stores"],
+        &["hub", "--model", "models/kalah-td.bin"],
+        &["hub", "--tt-mb", "0"],
+    ] {
+        common::assert_input_error(args);
+    }
+}
+
+#[test]
+fn a_match_against_evalearn_hub_replays_the_match_in_process() {
+    let dir = temp_dir("hub-match");
+    let bin = env!("CARGO_BIN_EXE_evalearn");
+    let hub_spec = format!("hub:{bin} hub --tt-mb 2");
+    let common = ["match", "--a", "material", "--games", "8", "--depth", "4"];
+    let with_hub = dir.join("hub.pdn");
+    let in_process = dir.join("local.pdn");
+    let out = evalearn_ok(
+        &[
+            &common[..],
+            &["--b", &hub_spec, "--record", with_hub.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("games        8"), "{report}");
+    evalearn_ok(
+        &[
+            &common[..],
+            &["--b", "material", "--record", in_process.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    // Same games move for move: the engine over Hub searches exactly as in process.
+    let moves = |path: &Path| -> Vec<String> {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with('['))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(moves(&with_hub), moves(&in_process));
+
+    // Hub engines play draughts only; a command that is not an engine is named.
+    let out = evalearn(&[
+        "match", "--game", "kalah", "--a", "stores", "--b", &hub_spec, "--games", "2", "--depth",
+        "2",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = evalearn(&[
+        "match",
+        "--a",
+        "material",
+        "--b",
+        "hub:/nonexistent/engine",
+        "--games",
+        "2",
+        "--depth",
+        "2",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("/nonexistent/engine"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Output for the in-process sessions: counts lines, keeps nothing.
+#[derive(Clone, Default)]
+struct Lines(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Lines {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Pieces of lines the fuzzer strings together: every command, arguments good and bad,
+/// quotes, and noise.
+const WORDS: &[&str] = &[
+    "hub",
+    "init",
+    "ping",
+    "set-param",
+    "new-game",
+    "pos",
+    "level",
+    "go",
+    "think",
+    "ponder",
+    "analyze",
+    "ponder-hit",
+    "stop",
+    "name=hash",
+    "value=1",
+    "name=variant",
+    "value=brazilian",
+    "pos=Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww",
+    "pos=B",
+    "moves=\"9-13 22-18\"",
+    "moves=\"",
+    "moves=\"12-16 21-17 16x21\"",
+    "depth=3",
+    "depth=99999999999",
+    "nodes=500",
+    "move-time=0.01",
+    "time=0.05",
+    "inc=0.01",
+    "moves=2",
+    "infinite",
+    "=",
+    "\"",
+    "x",
+    "é",
+    "\t",
+    "-1",
+    "1e999",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Any input ends in a clean stop at its end: no panic, no hang.
+    #[test]
+    fn any_input_is_survived(
+        lines in prop::collection::vec(
+            prop_oneof![
+                prop::collection::vec(prop::sample::select(WORDS), 0..6).prop_map(|w| w.join(" ")),
+                ".{0,40}",
+            ],
+            0..30,
+        )
+    ) {
+        let input = lines.join("\n").into_bytes();
+        let out = Lines::default();
+        let options = EngineOptions {
+            eval: evalearn::eval::spec::EvalSpec::Builtin("material".into()),
+            hash_mib: 1,
+            move_overhead: Duration::from_millis(10),
+        };
+        let started = Instant::now();
+        engine::run(std::io::Cursor::new(input), out.clone(), options).unwrap();
+        prop_assert!(started.elapsed() < Duration::from_secs(10));
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        // Every line out is a Hub line.
+        for line in text.lines() {
+            prop_assert!(parse_line(line).is_ok(), "{}", line);
+        }
+    }
+}

@@ -1,0 +1,100 @@
+"""A game against `evalearn hub` driven move by move through pydraughts' HubEngine.
+
+Usage: hub_game.py EVALEARN MODEL
+
+evalearn plays both sides of one Brazilian game from the start, each move under another
+kind of limit (depth, nodes, move time, clock, and a ponder search ended by ponder-hit).
+Every move is checked against pydraughts' own legal-move list, every search's info
+against what HubEngine parses. Also: the handshake's id and variants, ping, an analysis
+stopped by `stop`. Prints one summary line; exits non-zero with the reason on failure.
+"""
+
+import sys
+import threading
+import time
+
+import draughts
+from draughts import Board
+from draughts.engine import HubEngine, Limit
+
+evalearn, model = sys.argv[1:3]
+
+
+def fail(message):
+    sys.exit("FAIL: " + message)
+
+
+engine = HubEngine([evalearn, "hub", "--model", model])
+if engine.id.get("name") != "evalearn":
+    fail(f"id {engine.id}")
+if "brazilian" not in engine.variants:
+    fail(f"variants {engine.variants}")
+if not {"variant", "eval", "hash", "move-overhead"} <= engine.options:
+    fail(f"parameters {engine.options}")
+engine.configure({"variant": "brazilian", "hash": 16})
+engine.init()
+engine.ping()
+
+limits = [
+    ("depth", lambda: Limit(depth=5)),
+    ("nodes", lambda: Limit(nodes=20000)),
+    ("move-time", lambda: Limit(movetime=0.05)),
+    ("clock", lambda: Limit(time=3.0, inc=0.05)),
+    ("ponder", lambda: Limit(movetime=0.05)),
+]
+board = Board("brazilian")
+checked = 0
+infos = 0
+while not board.is_over() and len(board.move_stack) < 200:
+    kind, make_limit = limits[len(board.move_stack) % len(limits)]
+    legal = [move.board_move for move in board.legal_moves()]
+    fen = board.fen
+    if kind == "ponder":
+        # `go ponder` answers only after ponder-hit: send it from another thread.
+        hit = threading.Timer(0.1, engine.ponderhit)
+        hit.start()
+        started = time.perf_counter()
+        result = engine.play(board, make_limit(), True)
+        hit.join()
+        if time.perf_counter() - started < 0.1:
+            fail(f"done before ponder-hit at ply {len(board.move_stack)}")
+    else:
+        result = engine.play(board, make_limit(), False)
+    if result.move is None or result.move.board_move not in legal:
+        fail(f"{kind}: move {result.move and result.move.hub_move} not legal in {fen} "
+             f"(legal: {[m.hub_move for m in board.legal_moves()]})")
+    if result.ponder is not None:
+        after = board.copy()
+        after.push(result.move)
+        if result.ponder.board_move not in [m.board_move for m in after.legal_moves()]:
+            fail(f"{kind}: ponder move {result.ponder.hub_move} not legal")
+    info = result.info
+    if info:
+        infos += 1
+        missing = {"depth", "score", "nodes", "nps", "time", "pv"} - set(info)
+        if missing:
+            fail(f"{kind}: info without {missing}: {info}")
+        if kind == "depth" and info["depth"] != 5 and "win" not in info["score"]:
+            fail(f"depth 5 asked, info says {info}")
+    elif len(legal) > 1:
+        fail(f"{kind}: no info for a search with {len(legal)} legal moves")
+    board.push(result.move)
+    checked += 1
+
+# An analysis without limits, ended by stop.
+engine.send(f"pos pos={board._game.initial_hub_fen} moves=\"{' '.join(m.hub_move for m in board.move_stack[:20])}\"")
+engine.send("level infinite")
+engine.send("go analyze")
+time.sleep(0.2)
+engine.stop()
+while True:
+    command, arg = engine.recv_hub()
+    if command == "done":
+        break
+    if command not in ("info",):
+        fail(f"unexpected '{command} {arg}' during analysis")
+engine.ping()
+engine.quit()
+engine.kill_process()
+print(f"OK plies={checked} searches_with_info={infos} "
+      f"over={board.is_over()} winner={board.winner()}")
