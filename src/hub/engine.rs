@@ -20,7 +20,7 @@ use super::notation;
 use super::protocol::{Input, Line, parse_line, quote, read_line};
 use super::time::{Budget, Level};
 use crate::eval::spec::{AnyEvaluator, EvalSpec, ModelWatch, Reload};
-use crate::game::checkers::Checkers;
+use crate::game::checkers::{Checkers, Move};
 use crate::game::{Game, GameRecord};
 use crate::search::{Iteration, Limits, MAX_PLY, SearchConfig, SearchResult, Searcher, WIN};
 
@@ -366,57 +366,78 @@ impl<W: Write + Send + 'static> Session<W> {
     }
 
     fn go(&mut self, line: &Line) -> io::Result<()> {
+        let Go {
+            mode,
+            record,
+            only_move,
+        } = match self.prepare_go(line) {
+            Ok(go) => go,
+            Err(e) => {
+                self.out.error(&e)?;
+                return self.out.line("done");
+            }
+        };
+        self.reload_model()?;
+        let level = match mode {
+            Mode::Analyze => Level::Fixed {
+                depth: None,
+                nodes: None,
+                move_time: None,
+            },
+            _ => self.level.clone(),
+        };
+        let budget = level.budget(self.options.move_overhead);
+        // A forced move on the clock costs no time.
+        if let Some(mv) = only_move
+            && mode == Mode::Think
+            && budget.hard.is_some()
+        {
+            return self
+                .out
+                .line(&format!("done move={}", notation::format_move(mv)));
+        }
+        self.start_search(mode, record, &level, budget);
+        Ok(())
+    }
+
+    /// Reads `go` and checks there is something to search.
+    fn prepare_go(&mut self, line: &Line) -> Result<Go, String> {
         let mode = match line.args.first().map(|a| a.name.as_str()) {
             None | Some("think") => Mode::Think,
             Some("ponder") => Mode::Ponder,
             Some("analyze" | "analyse") => Mode::Analyze,
             Some(other) => {
-                self.out.error(&format!(
+                return Err(format!(
                     "go {}: expected think, ponder or analyze",
                     other.chars().take(40).collect::<String>()
-                ))?;
-                return self.out.line("done");
+                ));
             }
         };
         let record = match &self.record {
             Ok(record) => record.clone(),
-            Err(e) => {
-                self.out.error(&format!("go: no valid position ({e})"))?;
-                return self.out.line("done");
-            }
+            Err(e) => return Err(format!("go: no valid position ({e})")),
         };
-        if let Err(e) = self.ensure_searcher() {
-            self.out.error(&e)?;
-            return self.out.line("done");
-        }
-        self.reload_model()?;
-        let pos = *record.position();
+        self.ensure_searcher()?;
         let mut list = <Checkers as Game>::Moves::default();
-        pos.legal_moves(&mut list);
+        record.position().legal_moves(&mut list);
         if list.is_empty() {
-            self.out.error("go: the side to move has no legal move")?;
-            return self.out.line("done");
+            return Err("go: the side to move has no legal move".to_string());
         }
-        let (level, budget) = match mode {
-            Mode::Analyze => (
-                Level::Fixed {
-                    depth: None,
-                    nodes: None,
-                    move_time: None,
-                },
-                Budget::default(),
-            ),
-            _ => (
-                self.level.clone(),
-                self.level.budget(self.options.move_overhead),
-            ),
-        };
-        // A forced move on the clock costs no time.
-        if mode == Mode::Think && list.len() == 1 && budget.hard.is_some() {
-            return self
-                .out
-                .line(&format!("done move={}", notation::format_move(list[0])));
-        }
+        Ok(Go {
+            mode,
+            record,
+            only_move: (list.len() == 1).then(|| list[0]),
+        })
+    }
+
+    /// Starts the search thread; its clock starts now unless it ponders.
+    fn start_search(
+        &mut self,
+        mode: Mode,
+        record: GameRecord<Checkers>,
+        level: &Level,
+        budget: Budget,
+    ) {
         let (depth, nodes) = level.depth_and_nodes();
         let stop = Arc::new(AtomicBool::new(false));
         let limits = Limits {
@@ -429,14 +450,10 @@ impl<W: Write + Send + 'static> Session<W> {
         let pondering = mode == Mode::Ponder;
         let soft_mark = Arc::new(Mutex::new(None));
         self.searches += 1;
+        let thread = self.spawn_search(record, limits, Arc::clone(&soft_mark), Arc::clone(&stop));
         let mut running = Running {
             id: self.searches,
-            thread: Some(self.spawn_search(
-                record,
-                limits,
-                Arc::clone(&soft_mark),
-                Arc::clone(&stop),
-            )),
+            thread: Some(thread),
             stop,
             soft_mark,
             hard_deadline: None,
@@ -448,7 +465,6 @@ impl<W: Write + Send + 'static> Session<W> {
             running.start_clock(now);
         }
         self.running = Some(running);
-        Ok(())
     }
 
     fn spawn_search(
@@ -563,6 +579,13 @@ impl Running {
         }
         self.hard_deadline = self.budget.hard.map(|hard| now + hard);
     }
+}
+
+/// A `go` ready to search: the mode, the game, and the move when it is the only one.
+struct Go {
+    mode: Mode,
+    record: GameRecord<Checkers>,
+    only_move: Option<Move>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

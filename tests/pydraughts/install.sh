@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the pinned pydraughts into the project-local virtual environment
-# .venv-pydraughts, which tests/pydraughts.rs uses. The tests' only network use;
+# .venv-pydraughts, which tests/integration/pydraughts.rs uses. The tests' only network use;
 # a no-op once installed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -2,7 +2,7 @@
 //! shards that merge into the whole run, datasets that survive a killed run, and matches
 //! whose statistics make sense.
 
-mod common;
+use crate::common;
 use common::{evalearn, evalearn_ok, temp_dir};
 
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! evaluator given; models of one game refused by the other; datasets and game files in
 //! Kalah's forms; results that do not depend on the thread count.
 
-mod common;
+use crate::common;
 use common::{evalearn, evalearn_ok, temp_dir};
 
 use std::process::Output;
@@ -119,7 +119,7 @@ fn analyse_and_bench_search_kalah() {
 
 #[test]
 fn models_of_one_game_are_refused_by_the_other() {
-    let dir = temp_dir("mismatch");
+    let dir = temp_dir("kalah-mismatch");
     let draughts = dir.join("draughts.bin");
     let mut header = ModelHeader::new(
         Checkers::NAME,
@@ -221,7 +221,7 @@ fn selfplay_does_not_depend_on_threads_and_writes_kalah_records() {
 
 #[test]
 fn a_kalah_match_of_the_seeds_evaluations() {
-    let dir = temp_dir("match");
+    let dir = temp_dir("kalah-match");
     let record = dir.join("games.klh");
     let out = evalearn_ok(&[
         "match",

@@ -1,7 +1,7 @@
 //! `evalearn play` driven through a pipe: a scripted game, hot reload of the model while
 //! the game goes on, and watch mode.
 
-mod common;
+use crate::common;
 use common::{Piped, linear_header, save_linear, temp_dir};
 
 use evalearn::game::checkers::Checkers;

@@ -2,7 +2,7 @@
 //! full-width negamax over `Kalah::legal_moves`/`play` that shares nothing with it, and
 //! the published values of small Kalah variants.
 
-mod common;
+use crate::common;
 use common::{evalearn, evalearn_ok};
 
 use evalearn::game::kalah::solve::Solver;

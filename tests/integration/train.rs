@@ -2,7 +2,7 @@
 //! down, a resumed run (also after Ctrl-C) equals an uninterrupted one, and bad configs
 //! are rejected with the key's name.
 
-mod common;
+use crate::common;
 use common::{evalearn, temp_dir};
 
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! The `evalearn` binary as scripts use it: output format and exit statuses.
 
-mod common;
+use crate::common;
 use common::{evalearn, temp_dir};
 
 use std::process::Output;

@@ -2,7 +2,7 @@
 //! project's virtual environment `.venv-pydraughts` that `tests/pydraughts/install.sh`
 //! makes (`.ci/run` runs it; these tests use no network).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! same), mismatched files are rejected with the right message, and `evalearn model info`
 //! explains a file.
 
-mod common;
+use crate::common;
 use common::{evalearn, temp_dir};
 
 use std::path::PathBuf;

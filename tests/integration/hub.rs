@@ -1,7 +1,7 @@
 //! `evalearn hub` over pipes (the Hub protocol as Scan defines it), fuzzed in process,
 //! and `evalearn match` against it.
 
-mod common;
+use crate::common;
 use common::{Piped, evalearn, evalearn_ok, linear_header, save_linear, temp_dir};
 
 use std::io::Write;

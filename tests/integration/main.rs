@@ -1,0 +1,25 @@
+//! evalearn's integration tests, one module per area, built as one test binary (each
+//! binary of a fat-LTO release build costs about 16 s to link; one instead of twenty
+//! saves minutes of every `cargo test --release`).
+
+mod common;
+
+mod cli;
+mod evaluators;
+mod glem;
+mod hub;
+mod kalah;
+mod kalah_cli;
+mod kalah_solve;
+mod model_file;
+mod notation;
+mod perft;
+mod play;
+mod pydraughts;
+mod random_play;
+mod reference_movegen;
+mod search;
+mod selfplay;
+mod shipped;
+mod td;
+mod train;
