@@ -1,6 +1,6 @@
 //! GLEM's run-time half (seed 5.3): the model-file payload ([`GlemModel`]: regions,
 //! configurations, phases, weights), its checks, and the compiled evaluator ([`Glem`]).
-//! Mining configurations and fitting weights are training, in [`crate::learn::glem`].
+//! Mining configurations and fitting weights are training and live with the learners.
 //!
 //! # Model
 //!

@@ -1,6 +1,6 @@
 //! The TD(λ) network's run-time half: the model-file payload ([`MlpWeights`]), its
 //! checks, and the fast forward pass the search calls ([`TdEvaluator`]). Training (the
-//! trainable network, backpropagation, TD(λ) episodes) is in [`crate::learn::td`].
+//! trainable network, backpropagation, TD(λ) episodes) lives with the learners.
 //!
 //! # The network
 //! - **Inputs** ([`Inputs`], one small encoder per game): binary inputs, most of them 0
@@ -87,7 +87,7 @@ pub fn exp(x: f32) -> f32 {
 }
 
 /// The logistic function `1 / (1 + e^−x)` (with [`exp`]), in (0, 1] for every finite x.
-/// Both the trainable network ([`crate::learn::td::Mlp`]) and [`TdEvaluator`] use this one
+/// Both the trainable network (on the training side) and [`TdEvaluator`] use this one
 /// function.
 #[inline(always)]
 pub fn sigmoid(x: f32) -> f32 {

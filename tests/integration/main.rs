@@ -7,6 +7,7 @@ mod common;
 mod cli;
 mod evaluators;
 mod glem;
+mod glem_parts;
 mod hub;
 mod kalah;
 mod kalah_cli;

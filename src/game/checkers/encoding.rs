@@ -206,7 +206,7 @@ impl Atoms for Checkers {
     ///
     /// Measured against the material evaluator, 1, 2 and 4 phases play equally well
     /// (within ±15 Elo, with 94k or 943k samples) when the phases are coupled
-    /// ([`crate::learn::glem::FitParams::phase_l2`]); 4 phases give the lowest validation
+    /// (GLEM fitting's `phase_l2`); 4 phases give the lowest validation
     /// loss. Uncoupled, 4 phases lose about 30 Elo to 1: each phase sees a quarter of the
     /// data.
     fn default_phases() -> Phases {
