@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::CliError;
-use crate::hub::engine::{self, MAX_HASH_MIB, MAX_OVERHEAD_MS};
+use crate::hub::engine::{self, Engine, MAX_HASH_MIB, MAX_OVERHEAD_MS};
 
 #[derive(Args, Debug)]
 pub struct HubArgs {
@@ -35,8 +35,9 @@ pub fn hub(args: HubArgs) -> Result<(), CliError> {
         args.move_overhead,
     )
     .map_err(CliError::input)?;
+    let engine = Engine::new(options).map_err(CliError::input)?;
     let input = std::io::BufReader::new(std::io::stdin());
     // A client that went away ends the session; there is no one left to tell.
-    let _ = engine::run(input, std::io::stdout(), options);
+    let _ = engine.run(input, std::io::stdout());
     Ok(())
 }

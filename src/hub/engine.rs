@@ -95,7 +95,8 @@ struct Running {
     parked: Option<SearchResult<Checkers>>,
 }
 
-/// The engine between lines: options, position, level, and the searcher when idle.
+/// The engine between lines: options, position, level, and the searcher, which is here
+/// whenever no search runs.
 struct Session<W: Write> {
     out: Output<W>,
     options: EngineOptions,
@@ -116,9 +117,46 @@ enum Flow {
     Quit,
 }
 
-/// Runs the engine on `input` and `output` until `quit` or the end of the input.
-/// Errors are output errors (the client went away).
-pub fn run<R, W>(input: R, output: W, options: EngineOptions) -> io::Result<()>
+/// An engine ready to speak: its options, and its searcher with the evaluator loaded.
+pub struct Engine {
+    options: EngineOptions,
+    searcher: HubSearcher,
+    watch: Option<ModelWatch>,
+}
+
+impl Engine {
+    /// Loads the evaluator, so a bad model is reported before the protocol starts.
+    pub fn new(options: EngineOptions) -> Result<Engine, String> {
+        let (evaluator, watch) = load_evaluator(&options.eval)?;
+        Ok(Engine {
+            searcher: Searcher::new(evaluator, SearchConfig::FULL, options.hash_mib),
+            watch,
+            options,
+        })
+    }
+
+    /// Runs the engine on `input` and `output` until `quit` or the end of the input.
+    /// Errors are output errors (the client went away).
+    pub fn run<R, W>(self, input: R, output: W) -> io::Result<()>
+    where
+        R: BufRead + Send + 'static,
+        W: Write + Send + 'static,
+    {
+        run_session(self, input, output)
+    }
+}
+
+/// The evaluator `spec` names, with a watch on its file when it is a model.
+fn load_evaluator(spec: &EvalSpec) -> Result<(AnyEvaluator<Checkers>, Option<ModelWatch>), String> {
+    let (evaluator, header) = spec.load::<Checkers>().map_err(|e| e.to_string())?;
+    let watch = match (spec, header) {
+        (EvalSpec::Model(path), Some(header)) => Some(ModelWatch::new(path, header.revision)),
+        _ => None,
+    };
+    Ok((evaluator, watch))
+}
+
+fn run_session<R, W>(engine: Engine, input: R, output: W) -> io::Result<()>
 where
     R: BufRead + Send + 'static,
     W: Write + Send + 'static,
@@ -139,9 +177,9 @@ where
         out: Output {
             writer: Arc::new(Mutex::new(output)),
         },
-        options,
-        searcher: None,
-        watch: None,
+        options: engine.options,
+        searcher: Some(engine.searcher),
+        watch: engine.watch,
         record: Ok(GameRecord::new(Checkers::start())),
         level: Level::default(),
         running: None,
@@ -215,12 +253,7 @@ impl<W: Write + Send + 'static> Session<W> {
                 "'{command}' ignored: a search is running (send stop first)"
             ))?,
             "hub" => self.hub()?,
-            "init" => {
-                if let Err(e) = self.ensure_searcher() {
-                    self.out.error(&e)?;
-                }
-                self.out.line("ready")?;
-            }
+            "init" => self.out.line("ready")?,
             "set-param" => {
                 if let Err(e) = self.set_param(&line) {
                     self.out.error(&e)?;
@@ -289,17 +322,19 @@ impl<W: Write + Send + 'static> Session<W> {
             )),
             "eval" => {
                 let spec = EvalSpec::parse(value).map_err(|e| format!("set-param eval: {e}"))?;
-                spec.load::<Checkers>()
-                    .map_err(|e| format!("set-param eval: {e}"))?;
+                let (evaluator, watch) =
+                    load_evaluator(&spec).map_err(|e| format!("set-param eval: {e}"))?;
+                *self.idle_searcher().evaluator_mut() = evaluator;
+                self.watch = watch;
                 self.options.eval = spec;
-                self.searcher = None;
                 Ok(())
             }
             "hash" => {
                 let mib = whole_number(name, value, 1, MAX_HASH_MIB as u64, "MiB")? as usize;
                 if mib != self.options.hash_mib {
                     self.options.hash_mib = mib;
-                    self.searcher = None;
+                    let evaluator = self.idle_searcher().evaluator().clone();
+                    self.searcher = Some(Searcher::new(evaluator, SearchConfig::FULL, mib));
                 }
                 Ok(())
             }
@@ -318,27 +353,12 @@ impl<W: Write + Send + 'static> Session<W> {
         }
     }
 
-    /// Builds the searcher from the options if there is none (at `init`, after a
-    /// parameter changed, or at the first `go`).
-    fn ensure_searcher(&mut self) -> Result<(), String> {
-        if self.searcher.is_some() {
-            return Ok(());
-        }
-        let (evaluator, header) = self
-            .options
-            .eval
-            .load::<Checkers>()
-            .map_err(|e| format!("cannot load the evaluator: {e}"))?;
-        self.watch = match (&self.options.eval, header) {
-            (EvalSpec::Model(path), Some(header)) => Some(ModelWatch::new(path, header.revision)),
-            _ => None,
-        };
-        self.searcher = Some(Searcher::new(
-            evaluator,
-            SearchConfig::FULL,
-            self.options.hash_mib,
-        ));
-        Ok(())
+    /// The searcher, home because no search runs (commands that need it are refused
+    /// during a search).
+    fn idle_searcher(&mut self) -> &mut HubSearcher {
+        self.searcher
+            .as_mut()
+            .expect("no search runs, so the searcher is home")
     }
 
     /// A new revision of the model file replaces the evaluator before a search.
@@ -417,7 +437,6 @@ impl<W: Write + Send + 'static> Session<W> {
             Ok(record) => record.clone(),
             Err(e) => return Err(format!("go: no valid position ({e})")),
         };
-        self.ensure_searcher()?;
         let mut list = <Checkers as Game>::Moves::default();
         record.position().legal_moves(&mut list);
         if list.is_empty() {
@@ -474,7 +493,7 @@ impl<W: Write + Send + 'static> Session<W> {
         soft_mark: Arc<Mutex<Option<Instant>>>,
         stop: Arc<AtomicBool>,
     ) -> JoinHandle<(HubSearcher, SearchResult<Checkers>)> {
-        let mut searcher = self.searcher.take().expect("ensure_searcher ran");
+        let mut searcher = self.searcher.take().expect("no search runs yet");
         let out = self.out.clone();
         let events = self.events.clone();
         let id = self.searches;
@@ -512,9 +531,10 @@ impl<W: Write + Send + 'static> Session<W> {
                     running.parked = Some(result);
                 }
                 Err(_) => {
+                    // The searcher went down with its thread: the engine cannot go on.
                     self.running = None;
-                    self.out.error("the search failed")?;
-                    return self.out.line("done");
+                    self.out.error("the search failed; the engine stops")?;
+                    return Err(io::Error::other("the search thread failed"));
                 }
             }
         }
@@ -664,8 +684,7 @@ fn info_line(iteration: &Iteration<Checkers>) -> String {
     )
 }
 
-/// The evaluator spec of `--model PATH` / `--eval SPEC`, checked now so a bad model is
-/// reported before the protocol starts.
+/// The options of `--model PATH` / `--eval SPEC` (default `material`).
 pub fn options_from_args(
     model: Option<PathBuf>,
     eval: Option<&str>,
@@ -677,7 +696,6 @@ pub fn options_from_args(
         (None, Some(text)) => EvalSpec::parse(text)?,
         (None, None) => EvalSpec::Builtin("material".to_string()),
     };
-    eval.load::<Checkers>().map_err(|e| e.to_string())?;
     Ok(EngineOptions {
         eval,
         hash_mib,

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use evalearn::eval::Material;
 use evalearn::game::checkers::Checkers;
 use evalearn::game::{Game, GameRecord};
-use evalearn::hub::engine::{self, EngineOptions};
+use evalearn::hub::engine::{Engine, EngineOptions};
 use evalearn::hub::notation;
 use evalearn::hub::protocol::parse_line;
 use evalearn::search::{Limits, SearchConfig, Searcher};
@@ -426,7 +426,7 @@ proptest! {
             move_overhead: Duration::from_millis(10),
         };
         let started = Instant::now();
-        engine::run(std::io::Cursor::new(input), out.clone(), options).unwrap();
+        Engine::new(options).unwrap().run(std::io::Cursor::new(input), out.clone()).unwrap();
         prop_assert!(started.elapsed() < Duration::from_secs(10));
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         // Every line out is a Hub line.
