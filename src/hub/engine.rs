@@ -17,7 +17,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::notation;
-use super::protocol::{Input, Line, parse_line, quote, read_line};
+use super::protocol::{Input, Line, parse_line, quote, read_line, whole_number};
 use super::time::{Budget, Level};
 use crate::eval::spec::{AnyEvaluator, EvalSpec, ModelWatch, Reload};
 use crate::game::checkers::{Checkers, Move};
@@ -330,7 +330,13 @@ impl<W: Write + Send + 'static> Session<W> {
                 Ok(())
             }
             "hash" => {
-                let mib = whole_number(name, value, 1, MAX_HASH_MIB as u64, "MiB")? as usize;
+                let mib = whole_number(
+                    &format!("set-param {name}"),
+                    value,
+                    1,
+                    MAX_HASH_MIB as u64,
+                    "MiB",
+                )? as usize;
                 if mib != self.options.hash_mib {
                     self.options.hash_mib = mib;
                     let evaluator = self.idle_searcher().evaluator().clone();
@@ -339,7 +345,13 @@ impl<W: Write + Send + 'static> Session<W> {
                 Ok(())
             }
             "move-overhead" => {
-                let ms = whole_number(name, value, 0, MAX_OVERHEAD_MS, "milliseconds")?;
+                let ms = whole_number(
+                    &format!("set-param {name}"),
+                    value,
+                    0,
+                    MAX_OVERHEAD_MS,
+                    "milliseconds",
+                )?;
                 self.options.move_overhead = Duration::from_millis(ms);
                 Ok(())
             }
@@ -613,15 +625,6 @@ enum Mode {
     Think,
     Ponder,
     Analyze,
-}
-
-/// A parameter's whole-number value in `min..=max`.
-fn whole_number(name: &str, value: &str, min: u64, max: u64, unit: &str) -> Result<u64, String> {
-    value
-        .parse::<u64>()
-        .ok()
-        .filter(|v| (min..=max).contains(v))
-        .ok_or_else(|| format!("set-param {name}={value}: expected {unit} from {min} to {max}"))
 }
 
 /// Reads `pos [pos=POSITION] [moves="M1 M2 …"]`: the start position when `pos` is absent.

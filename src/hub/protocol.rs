@@ -173,6 +173,15 @@ pub fn quote(value: &str) -> String {
     }
 }
 
+/// An argument's value as a whole number in `min..=max`; the error names the argument
+/// (`what`, e.g. `level depth`), the value and the unit.
+pub fn whole_number(what: &str, text: &str, min: u64, max: u64, unit: &str) -> Result<u64, String> {
+    text.parse::<u64>()
+        .ok()
+        .filter(|v| (min..=max).contains(v))
+        .ok_or_else(|| format!("{what}={text}: expected {unit} from {min} to {max}"))
+}
+
 /// What [`read_line`] found.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Input {

@@ -15,7 +15,7 @@
 
 use std::time::Duration;
 
-use super::protocol::Line;
+use super::protocol::{Line, whole_number};
 
 /// Moves assumed still to play when the clock does not say.
 const MOVES_TO_GO: f64 = 25.0;
@@ -65,19 +65,10 @@ fn seconds(line: &Line, name: &str) -> Result<Option<f64>, String> {
     }
 }
 
-fn count<T>(line: &Line, name: &str, max: T) -> Result<Option<T>, String>
-where
-    T: std::str::FromStr + PartialOrd + std::fmt::Display + From<u8>,
-{
-    let Some(text) = line.value(name) else {
-        return Ok(None);
-    };
-    match text.parse::<T>() {
-        Ok(v) if v >= T::from(1) && v <= max => Ok(Some(v)),
-        _ => Err(format!(
-            "level {name}={text}: expected a whole number from 1 to {max}"
-        )),
-    }
+fn count(line: &Line, name: &str, max: u64) -> Result<Option<u64>, String> {
+    line.value(name)
+        .map(|text| whole_number(&format!("level {name}"), text, 1, max, "a whole number"))
+        .transpose()
 }
 
 impl Level {
@@ -101,12 +92,12 @@ impl Level {
                 ));
             }
         }
-        let depth = count::<u32>(line, "depth", max_depth)?;
-        let nodes = count::<u64>(line, "nodes", u64::MAX)?;
+        let depth = count(line, "depth", max_depth.into())?.map(|d| d as u32);
+        let nodes = count(line, "nodes", u64::MAX)?;
         let move_time = seconds(line, "move-time")?;
         let time = seconds(line, "time")?;
         let inc = seconds(line, "inc")?;
-        let moves = count::<u32>(line, "moves", 10_000)?;
+        let moves = count(line, "moves", 10_000)?.map(|m| m as u32);
         if line.has("infinite") {
             if line.args.len() > 1 {
                 return Err("level infinite: takes no other argument".into());
