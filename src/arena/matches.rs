@@ -1,7 +1,7 @@
 //! Matches between two contenders A and B (evaluators or external engines): game pairs
 //! (each opening played twice, colours swapped), played in parallel over the pairs,
-//! scored with the pentanomial statistics of [`super::stats`]. Results are taken in pair order, so the outcome, an SPRT stop
-//! included, is the same whatever the thread count.
+//! scored with the pentanomial statistics of [`super::stats`]. Results are taken in pair
+//! order, so the outcome, an SPRT stop included, is the same whatever the thread count.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,18 +1,15 @@
 //! GLEM end to end on real self-play games: samples, mining, fitting (thread-count
 //! independent), compiling, and the compiled evaluator inside search.
 
+use crate::glem_parts::{default_regions, fit_on_threads};
 use evalearn::arena::engine_game::{Exploration, play_engine_game};
 use evalearn::arena::openings::random_openings;
-use evalearn::eval::glem::{self, Atoms, Glem, GlemModel, Region};
+use evalearn::eval::glem::{self, Atoms, Glem, GlemModel};
 use evalearn::eval::{EVAL_LIMIT, Evaluator, Material};
 use evalearn::game::Game;
 use evalearn::game::checkers::Checkers;
 use evalearn::io::dataset::DatasetGame;
 use evalearn::learn::glem::{FitParams, mine, samples_from_games};
-
-fn default_regions() -> Vec<Region> {
-    <Checkers as Atoms>::default_regions()
-}
 use evalearn::rng;
 use evalearn::search::{Limits, SearchConfig, Searcher};
 
@@ -63,19 +60,8 @@ fn glem_learns_from_self_play() {
         epochs: 40,
         ..FitParams::default()
     };
-    let fit_with = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| {
-                let mut m = model.clone();
-                let report = m.fit(&samples, &params);
-                (m, report)
-            })
-    };
-    let (trained, report) = fit_with(1);
-    let (trained2, report2) = fit_with(2);
+    let (trained, report) = fit_on_threads(&model, &samples, &params, 1);
+    let (trained2, report2) = fit_on_threads(&model, &samples, &params, 2);
     assert_eq!(trained, trained2, "the fit depends on the thread count");
     assert_eq!(report, report2);
     assert!(

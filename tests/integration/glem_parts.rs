@@ -13,12 +13,30 @@ use evalearn::game::checkers::Checkers;
 use evalearn::game::checkers::encoding::{EMPTY, OPPONENT_KING, OPPONENT_MAN, OWN_KING, OWN_MAN};
 use evalearn::game::{EndReason, Game, MoveList, Outcome, Side};
 use evalearn::io::dataset::DatasetGame;
-use evalearn::learn::glem::{FitParams, SEARCH_SCALE, Sample, mine, samples_from_games};
+use evalearn::learn::glem::{FitParams, FitReport, SEARCH_SCALE, Sample, mine, samples_from_games};
 use proptest::prelude::*;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
-fn default_regions() -> Vec<Region> {
+/// A copy of `model` fitted on a pool of `threads` threads, with its report.
+pub fn fit_on_threads(
+    model: &GlemModel,
+    samples: &[Sample<Checkers>],
+    params: &FitParams,
+    threads: usize,
+) -> (GlemModel, FitReport) {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(|| {
+            let mut m = model.clone();
+            let report = m.fit(samples, params);
+            (m, report)
+        })
+}
+
+pub fn default_regions() -> Vec<Region> {
     <Checkers as Atoms>::default_regions()
 }
 
@@ -411,19 +429,8 @@ fn fit_lowers_the_loss_and_does_not_depend_on_threads() {
         epochs: 30,
         ..FitParams::default()
     };
-    let run = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| {
-                let mut m = model.clone();
-                let report = m.fit(&samples, &params);
-                (m, report)
-            })
-    };
-    let (one, report) = run(1);
-    let (two, report2) = run(2);
+    let (one, report) = fit_on_threads(&model, &samples, &params, 1);
+    let (two, report2) = fit_on_threads(&model, &samples, &params, 2);
     assert_eq!(one, two);
     assert_eq!(report, report2);
     assert_eq!(report.epoch_losses.len(), 30);
