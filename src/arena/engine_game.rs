@@ -4,10 +4,10 @@
 use rand::RngExt;
 
 use crate::eval::EVAL_LIMIT;
-use crate::game::{Game, GameRecord, GameStatus};
+use crate::game::{EndReason, ExactValue, Game, GameRecord, GameStatus, Outcome};
 use crate::io::dataset::DatasetGame;
 use crate::rng::Rng;
-use crate::search::SearchResult;
+use crate::search::{SearchResult, Tablebase};
 
 /// Softmax exploration over the root moves' values during the first plies of a game.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -19,18 +19,27 @@ pub struct Exploration {
     pub plies: u32,
 }
 
-/// Plays a game from `opening` to its end (rules, draw rules or `ply_cap` plies).
-/// `search(record, exact)` searches the current position for the side to move; `exact`
-/// asks for exact values of all root moves (for exploration).
+/// How an engine game is played, besides its players.
+#[derive(Clone, Copy, Default)]
+pub struct GameRules<'a, G: Game> {
+    /// Plies after which the game stops as a draw.
+    pub ply_cap: u32,
+    pub exploration: Option<Exploration>,
+    /// Ends the game with the database's result as soon as it holds the position.
+    pub adjudicator: Option<&'a dyn Tablebase<G>>,
+}
+
+/// Plays a game from `opening` to its end (rules, draw rules, adjudication or the ply
+/// cap). `search(record, exact)` searches the current position for the side to move;
+/// `exact` asks for exact values of all root moves (for exploration).
 pub fn play_engine_game<G: Game>(
     index: u64,
     opening: G,
-    ply_cap: u32,
-    exploration: Option<Exploration>,
+    rules: GameRules<'_, G>,
     rng: &mut Rng,
     mut search: impl FnMut(&GameRecord<G>, bool) -> SearchResult<G>,
 ) -> DatasetGame<G> {
-    let Ok(game) = try_play_engine_game(index, opening, ply_cap, exploration, rng, |r, e| {
+    let Ok(game) = try_play_engine_game(index, opening, rules, rng, |r, e| {
         Ok::<_, std::convert::Infallible>(search(r, e))
     });
     game
@@ -41,11 +50,15 @@ pub fn play_engine_game<G: Game>(
 pub fn try_play_engine_game<G: Game, E>(
     index: u64,
     opening: G,
-    ply_cap: u32,
-    exploration: Option<Exploration>,
+    rules: GameRules<'_, G>,
     rng: &mut Rng,
     mut search: impl FnMut(&GameRecord<G>, bool) -> Result<SearchResult<G>, E>,
 ) -> Result<DatasetGame<G>, E> {
+    let GameRules {
+        ply_cap,
+        exploration,
+        adjudicator,
+    } = rules;
     let mut record = GameRecord::new(opening).with_ply_cap(Some(ply_cap));
     let mut game = DatasetGame {
         index,
@@ -64,6 +77,16 @@ pub fn try_play_engine_game<G: Game, E>(
             return Ok(game);
         }
         let pos = *record.position();
+        if let Some(value) = adjudicator.and_then(|tb| tb.probe(&pos)) {
+            let side = pos.side_to_move();
+            game.outcome = match value {
+                ExactValue::Win(_) => Outcome::Win(side),
+                ExactValue::Loss(_) => Outcome::Win(side.opponent()),
+                ExactValue::Draw => Outcome::Draw,
+            };
+            game.reason = EndReason::Adjudicated;
+            return Ok(game);
+        }
         let explore = exploration.filter(|e| (record.ply() as u32) < e.plies);
         let result = search(&record, explore.is_some())?;
         let best = result.best_move.expect("an ongoing game has a legal move");

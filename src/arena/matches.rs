@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::engine_game::try_play_engine_game;
+use super::engine_game::{GameRules, try_play_engine_game};
 use super::players::{Contender, Player};
 use super::stats::{GameResult, MatchTally, SprtDecision, SprtParams, SprtResult};
 use super::workers::run_workers;
@@ -92,8 +92,11 @@ pub fn run_match<G: Game, A: Contender<G>, B: Contender<G>>(
                 try_play_engine_game(
                     index,
                     opening,
-                    config.ply_cap,
-                    None,
+                    GameRules {
+                        ply_cap: config.ply_cap,
+                        exploration: None,
+                        adjudicator: None,
+                    },
                     &mut rng,
                     |record, _| {
                         if record.position().side_to_move() == a_side {

@@ -1,9 +1,11 @@
 //! Who plays a match: a [`Contender`] (an evaluator, an external engine) makes one
 //! [`Player`] per worker thread — a searcher with its own tables, an engine process.
 
+use std::sync::Arc;
+
 use crate::eval::Evaluator;
 use crate::game::{Game, GameRecord};
-use crate::search::{Limits, SearchConfig, SearchResult, Searcher};
+use crate::search::{Limits, SearchConfig, SearchResult, Searcher, Tablebase};
 
 /// Chooses moves in games.
 pub trait Player<G: Game> {
@@ -49,11 +51,30 @@ pub trait Contender<G: Game>: Sync {
     fn player(&self, tt_mib: usize) -> Result<Self::Player, String>;
 }
 
-/// An evaluator plays through the engine's own search.
-impl<G: Game, E: Evaluator<G> + Clone + Sync> Contender<G> for E {
+/// The engine's search with an evaluator and, if given, an endgame database shared by
+/// every player made from it.
+#[derive(Clone)]
+pub struct Engine<G: Game, E> {
+    pub evaluator: E,
+    pub tablebase: Option<Arc<dyn Tablebase<G>>>,
+}
+
+impl<G: Game, E: Evaluator<G>> Engine<G, E> {
+    pub fn new(evaluator: E, tablebase: Option<Arc<dyn Tablebase<G>>>) -> Self {
+        Engine {
+            evaluator,
+            tablebase,
+        }
+    }
+}
+
+impl<G: Game, E: Evaluator<G> + Clone + Sync> Contender<G> for Engine<G, E> {
     type Player = Searcher<G, E>;
 
     fn player(&self, tt_mib: usize) -> Result<Searcher<G, E>, String> {
-        Ok(Searcher::new(self.clone(), SearchConfig::FULL, tt_mib))
+        Ok(
+            Searcher::new(self.evaluator.clone(), SearchConfig::FULL, tt_mib)
+                .with_tablebase(self.tablebase.clone()),
+        )
     }
 }

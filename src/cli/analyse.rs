@@ -5,6 +5,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::args::{GameArg, eval_spec, load_evaluator};
+use super::egdb::{EgdbOption, describe};
 use super::{CliError, CliGame, position_arg};
 use crate::game::GameRecord;
 use crate::search::{Iteration, Limits, MAX_PLY, SearchConfig, Searcher, format_score};
@@ -41,6 +42,8 @@ pub struct AnalyseArgs {
     /// `tseitin`) or a model file path; default: the game's baseline
     #[arg(long)]
     eval: Option<String>,
+    #[command(flatten)]
+    egdb: EgdbOption,
 }
 
 /// A line of moves from `pos`, space-separated.
@@ -83,7 +86,8 @@ fn analyse_of<G: CliGame>(
         crate::eval::spec::EvalSpec::Builtin(<G as crate::eval::EvalGame>::BUILTINS[0].into())
     });
     let (evaluator, _) = load_evaluator::<G>(variant, &spec)?;
-    let mut searcher = Searcher::new(evaluator, SearchConfig::FULL, args.tt_mb as usize);
+    let mut searcher = Searcher::new(evaluator, SearchConfig::FULL, args.tt_mb as usize)
+        .with_tablebase(args.egdb.load::<G>()?);
     let record = GameRecord::new(pos);
     let result = searcher.search(&record, &limits, |it: &Iteration<G>| {
         let seconds = it.elapsed.as_secs_f64();
@@ -97,6 +101,9 @@ fn analyse_of<G: CliGame>(
             format_line(&pos, &it.pv, args.algebraic)
         );
     });
+    if let Some(value) = result.exact {
+        println!("egdb {}", describe(value));
+    }
     match result.best_move {
         Some(mv) => println!("bestmove {}", pos.format_move(mv)),
         None => {

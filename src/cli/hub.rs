@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::CliError;
+use super::egdb::EgdbOption;
+use crate::game::checkers::Checkers;
 use crate::hub::engine::{self, Engine, MAX_HASH_MIB, MAX_OVERHEAD_MS};
 
 #[derive(Args, Debug)]
@@ -25,16 +27,19 @@ pub struct HubArgs {
     #[arg(long, default_value_t = 100,
           value_parser = clap::value_parser!(u64).range(0..=MAX_OVERHEAD_MS))]
     move_overhead: u64,
+    #[command(flatten)]
+    egdb: EgdbOption,
 }
 
 pub fn hub(args: HubArgs) -> Result<(), CliError> {
-    let options = engine::options_from_args(
+    let mut options = engine::options_from_args(
         args.model,
         args.eval.as_deref(),
         args.tt_mb as usize,
         args.move_overhead,
     )
     .map_err(CliError::input)?;
+    (options.tablebase, options.notes) = args.egdb.open::<Checkers>()?;
     let engine = Engine::new(options).map_err(CliError::input)?;
     let input = std::io::BufReader::new(std::io::stdin());
     // A client that went away ends the session; there is no one left to tell.

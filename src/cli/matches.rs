@@ -2,6 +2,7 @@
 //! is than B, with an interval, and (with `--sprt`) stops as soon as that is decided.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
@@ -9,13 +10,14 @@ use clap::Args;
 use super::args::{
     GameArg, LimitArgs, OpeningArgs, advance, eval_spec, load_evaluator, progress_bar,
 };
+use super::egdb::EgdbOption;
 use super::{CliError, CliGame};
 use crate::arena::matches::{MatchConfig, MatchOutcome, PairResult, run_match};
-use crate::arena::players::{Contender, Player};
+use crate::arena::players::{Contender, Engine, Player};
 use crate::arena::stats::SprtParams;
 use crate::eval::spec::{AnyEvaluator, EvalSpec};
 use crate::game::{GameSpec, SavedGame, Side, player_tag};
-use crate::search::{Limits, MAX_PLY};
+use crate::search::{Limits, MAX_PLY, Tablebase};
 use crate::with_game;
 
 #[derive(Args, Debug)]
@@ -62,6 +64,11 @@ pub struct MatchArgs {
     b_movetime: Option<u64>,
     #[command(flatten)]
     openings: OpeningArgs,
+    #[command(flatten)]
+    egdb: EgdbOption,
+    /// Which engines use the endgame database (to measure what it brings)
+    #[arg(long, value_enum, default_value_t = EgdbSides::Both)]
+    egdb_for: EgdbSides,
     /// Worker threads (default: one per core); with depth or node limits the result does
     /// not depend on it
     #[arg(long, default_value_t = 0)]
@@ -112,6 +119,14 @@ fn side_limits(
     })
 }
 
+/// `--egdb-for`: the engines that probe the endgame database.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+enum EgdbSides {
+    Both,
+    A,
+    B,
+}
+
 /// What `--a` or `--b` names.
 enum SideSpec {
     Eval(EvalSpec),
@@ -149,7 +164,7 @@ impl std::fmt::Display for SideSpec {
 
 /// A side of the match once loaded: an evaluator searched by evalearn, or an engine.
 enum MatchSide<G: CliGame> {
-    Search(Box<AnyEvaluator<G>>),
+    Search(Box<Engine<G, AnyEvaluator<G>>>),
     Hub(String),
 }
 
@@ -181,11 +196,16 @@ pub fn run(args: MatchArgs) -> Result<(), CliError> {
     with_game!(game, run_match_of(args, spec_a, spec_b))
 }
 
-fn load_side<G: CliGame>(variant: G::Variant, spec: &SideSpec) -> Result<MatchSide<G>, CliError> {
+fn load_side<G: CliGame>(
+    variant: G::Variant,
+    spec: &SideSpec,
+    tablebase: Option<Arc<dyn Tablebase<G>>>,
+) -> Result<MatchSide<G>, CliError> {
     match spec {
-        SideSpec::Eval(spec) => Ok(MatchSide::Search(Box::new(
+        SideSpec::Eval(spec) => Ok(MatchSide::Search(Box::new(Engine::new(
             load_evaluator::<G>(variant, spec)?.0,
-        ))),
+            tablebase,
+        )))),
         SideSpec::Hub(command) => Ok(MatchSide::Hub(command.clone())),
     }
 }
@@ -209,8 +229,14 @@ fn run_match_of<G: CliGame>(
     let common = (args.depth, args.nodes, args.movetime);
     let limits_a = side_limits("a", (args.a_depth, args.a_nodes, args.a_movetime), common)?;
     let limits_b = side_limits("b", (args.b_depth, args.b_nodes, args.b_movetime), common)?;
-    let side_a = load_side::<G>(variant, &spec_a)?;
-    let side_b = load_side::<G>(variant, &spec_b)?;
+    let tablebase = args.egdb.load::<G>()?;
+    let for_side = |side: EgdbSides| {
+        (args.egdb_for == EgdbSides::Both || args.egdb_for == side)
+            .then(|| tablebase.clone())
+            .flatten()
+    };
+    let side_a = load_side::<G>(variant, &spec_a, for_side(EgdbSides::A))?;
+    let side_b = load_side::<G>(variant, &spec_b, for_side(EgdbSides::B))?;
     let pairs = args.games / 2;
     let openings = args.openings.openings(variant, pairs as usize, args.seed)?;
     let config = MatchConfig {

@@ -3,6 +3,7 @@
 mod analyse;
 mod args;
 mod bench;
+mod egdb;
 mod hub;
 mod matches;
 mod model;
@@ -59,6 +60,8 @@ enum Command {
     Train(train::TrainArgs),
     /// Solve a Kalah position exactly: the final store margin under perfect play
     Solve(solve::SolveArgs),
+    /// Endgame databases (Brazilian draughts): build, probe, verify, info
+    Egdb(egdb::EgdbArgs),
     /// Play Brazilian draughts over the Hub protocol (stdin/stdout), for GUIs,
     /// pydraughts and the lidraughts bot bridge
     Hub(hub::HubArgs),
@@ -112,6 +115,7 @@ pub fn run() -> ExitCode {
         Command::Train(args) => train::run(args),
         Command::Solve(args) => solve::solve(args),
         Command::Hub(args) => hub::hub(args),
+        Command::Egdb(args) => egdb::egdb(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -123,10 +127,11 @@ pub fn run() -> ExitCode {
 }
 
 /// Everything a command needs of a game: evaluation and learning ([`EvalGame`]), its
-/// bench positions, its terminal interface, and external engines ([`HubGame`]).
-pub trait CliGame: EvalGame + Bench + play::Terminal + HubGame {}
+/// bench positions, its terminal interface, external engines ([`HubGame`]) and endgame
+/// databases ([`egdb::EgdbGame`]).
+pub trait CliGame: EvalGame + Bench + play::Terminal + HubGame + egdb::EgdbGame {}
 
-impl<G: EvalGame + Bench + play::Terminal + HubGame> CliGame for G {}
+impl<G: EvalGame + Bench + play::Terminal + HubGame + egdb::EgdbGame> CliGame for G {}
 
 /// Reads `--position` (`--fen`) in `variant`, or the variant's start when absent.
 fn position_arg<G: CliGame>(variant: G::Variant, text: Option<&str>) -> Result<G, CliError> {

@@ -9,8 +9,10 @@ use clap::{Args, Subcommand};
 use super::args::{
     GameArg, LimitArgs, OpeningArgs, advance, eval_spec, load_evaluator, progress_bar,
 };
+use super::egdb::EgdbOption;
 use super::{CliError, CliGame};
 use crate::arena::engine_game::Exploration;
+use crate::arena::players::Engine;
 use crate::eval::spec::EvalSpec;
 use crate::game::{EndReason, Game, GameSpec, SavedGame, Side, player_tag};
 use crate::io::dataset::{self, Dataset, DatasetGame, DatasetWriter};
@@ -64,6 +66,11 @@ pub struct SelfPlayArgs {
     /// for Kalah)
     #[arg(long, visible_alias = "pdn")]
     record: Option<PathBuf>,
+    #[command(flatten)]
+    egdb: EgdbOption,
+    /// Play games on inside the endgame database instead of ending them with its result
+    #[arg(long)]
+    no_adjudicate: bool,
 }
 
 #[derive(Args, Debug)]
@@ -128,7 +135,9 @@ fn selfplay_of<G: CliGame>(
         threads: args.threads,
         shard,
         tt_mib: args.tt_mb as usize,
+        adjudicate: !args.no_adjudicate,
     };
+    let engine = Engine::new(evaluator, args.egdb.load::<G>()?);
     let mut writer = DatasetWriter::create(&args.out, &G::variant_name(variant))
         .map_err(|e| CliError::failure(e.to_string()))?;
     let total = shard.games(0, args.games).len() as u64;
@@ -141,7 +150,7 @@ fn selfplay_of<G: CliGame>(
     let mut games: Vec<DatasetGame<G>> = Vec::new();
     let mut write_error = None;
     let stop = AtomicBool::new(false);
-    selfplay::run(&config, &evaluator, &openings, &stop, |game| {
+    selfplay::run(&config, &engine, &openings, &stop, |game| {
         tally.add(&game);
         if write_error.is_none()
             && let Err(e) = writer.append(&game)
@@ -241,7 +250,7 @@ fn dataset_of<G: CliGame>(
                 eprintln!("warning: {warning}");
             }
             let mut tally = Tally::default();
-            let mut reasons = [0u64; 4];
+            let mut reasons = [0u64; 5];
             for game in &data.games {
                 tally.add(game);
                 reasons[match game.reason {
@@ -249,6 +258,7 @@ fn dataset_of<G: CliGame>(
                     EndReason::Repetition => 1,
                     EndReason::QuietMoveRule => 2,
                     EndReason::PlyCap => 3,
+                    EndReason::Adjudicated => 4,
                 }] += 1;
             }
             let lengths: Vec<usize> = data.games.iter().map(DatasetGame::len).collect();
@@ -270,8 +280,8 @@ fn dataset_of<G: CliGame>(
                 tally.second_wins
             );
             println!(
-                "endings      no moves {}, repetition {}, 20-move rule {}, ply cap {}",
-                reasons[0], reasons[1], reasons[2], reasons[3]
+                "endings      no moves {}, repetition {}, 20-move rule {}, ply cap {}, adjudicated {}",
+                reasons[0], reasons[1], reasons[2], reasons[3], reasons[4]
             );
             Ok(())
         }

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use clap::Args;
 
 use super::args::progress_bar;
+use super::egdb::EgdbOption;
 use super::{CliError, CliGame};
 use crate::learn::config::TrainConfig;
 use crate::learn::train::{Stage, TrainOptions, train};
@@ -21,6 +22,8 @@ pub struct TrainArgs {
     /// change)
     #[arg(long)]
     resume: bool,
+    #[command(flatten)]
+    egdb: EgdbOption,
 }
 
 pub fn run(args: TrainArgs) -> Result<(), CliError> {
@@ -61,6 +64,7 @@ fn train_game<G: CliGame>(
             .minutes
             .map_or(String::new(), |m| format!(", at most {m} minutes"))
     );
+    let tablebase = args.egdb.load::<G>()?;
     let bar = progress_bar(
         config.selfplay.games_per_iteration,
         "[{bar:30}] {pos}/{len} {msg}, {per_sec:1}, eta {eta}",
@@ -93,6 +97,7 @@ fn train_game<G: CliGame>(
             stop: &stop,
             log: &mut log,
             progress: &mut progress,
+            tablebase,
         },
     )
     .map_err(CliError::input)?;

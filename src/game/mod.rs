@@ -64,6 +64,47 @@ impl Outcome {
     }
 }
 
+/// The exact game-theoretic value of a position for the side to move, as an endgame
+/// database knows it: the number is the plies to the end of the game under best play
+/// (the winner hurrying, the loser holding out), move-count draw rules ignored.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum ExactValue {
+    Win(u32),
+    Loss(u32),
+    Draw,
+}
+
+impl ExactValue {
+    /// The value of the position before the move that led to a position of value `self`.
+    pub const fn parent(self) -> ExactValue {
+        match self {
+            ExactValue::Win(d) => ExactValue::Loss(d + 1),
+            ExactValue::Loss(d) => ExactValue::Win(d + 1),
+            ExactValue::Draw => ExactValue::Draw,
+        }
+    }
+
+    /// Total order from the side to move's point of view: faster wins first, then draws,
+    /// then slower losses.
+    pub const fn preference(self) -> i64 {
+        match self {
+            ExactValue::Win(d) => i64::MAX / 2 - d as i64,
+            ExactValue::Draw => 0,
+            ExactValue::Loss(d) => -(i64::MAX / 2) + d as i64,
+        }
+    }
+}
+
+impl Display for ExactValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExactValue::Win(d) => write!(f, "win in {d}"),
+            ExactValue::Loss(d) => write!(f, "loss in {d}"),
+            ExactValue::Draw => write!(f, "draw"),
+        }
+    }
+}
+
 /// A two-player, zero-sum, perfect-information game, seen through one position.
 pub trait Game: Copy + Eq + Hash + Debug + Send + Sync + 'static {
     /// One whole turn of one player, compact and `Copy`.

@@ -15,6 +15,8 @@ pub enum EndReason {
     QuietMoveRule,
     /// The record's ply cap was reached; counted as a draw.
     PlyCap,
+    /// Stopped on entering an endgame database, with the database's result.
+    Adjudicated,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]

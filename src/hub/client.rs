@@ -306,6 +306,7 @@ impl Player<Checkers> for HubClient {
             info.pv = vec![best];
         }
         Ok(SearchResult {
+            exact: None,
             best_move: Some(best),
             score: info.score,
             depth: info.depth,

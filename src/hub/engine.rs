@@ -22,7 +22,9 @@ use super::time::{Budget, Level};
 use crate::eval::spec::{AnyEvaluator, EvalSpec, ModelWatch, Reload};
 use crate::game::checkers::{Checkers, Move};
 use crate::game::{Game, GameRecord};
-use crate::search::{Iteration, Limits, MAX_PLY, SearchConfig, SearchResult, Searcher, WIN};
+use crate::search::{
+    Iteration, Limits, MAX_PLY, SearchConfig, SearchResult, Searcher, Tablebase, WIN, WIN_THRESHOLD,
+};
 
 type HubSearcher = Searcher<Checkers, AnyEvaluator<Checkers>>;
 
@@ -36,13 +38,18 @@ pub const MAX_HASH_MIB: usize = 4096;
 pub const MAX_OVERHEAD_MS: u64 = 10_000;
 
 /// What the engine starts with; `set-param` changes it.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct EngineOptions {
     pub eval: EvalSpec,
     /// Transposition table, MiB.
     pub hash_mib: usize,
     /// Latency allowed for on every clock move.
     pub move_overhead: Duration,
+    /// Endgame database of the search.
+    pub tablebase: Option<Arc<dyn Tablebase<Checkers>>>,
+    /// What opening the database found (problems, summary): sent as `info message=`
+    /// lines after `init` (the engine writes nothing to stderr).
+    pub notes: Vec<String>,
 }
 
 /// What the main loop hears.
@@ -129,7 +136,8 @@ impl Engine {
     pub fn new(options: EngineOptions) -> Result<Engine, String> {
         let (evaluator, watch) = load_evaluator(&options.eval)?;
         Ok(Engine {
-            searcher: Searcher::new(evaluator, SearchConfig::FULL, options.hash_mib),
+            searcher: Searcher::new(evaluator, SearchConfig::FULL, options.hash_mib)
+                .with_tablebase(options.tablebase.clone()),
             watch,
             options,
         })
@@ -253,7 +261,12 @@ impl<W: Write + Send + 'static> Session<W> {
                 "'{command}' ignored: a search is running (send stop first)"
             ))?,
             "hub" => self.hub()?,
-            "init" => self.out.line("ready")?,
+            "init" => {
+                for note in &self.options.notes {
+                    self.out.line(&format!("info message={}", quote(note)))?;
+                }
+                self.out.line("ready")?
+            }
             "set-param" => {
                 if let Err(e) = self.set_param(&line) {
                     self.out.error(&e)?;
@@ -340,7 +353,10 @@ impl<W: Write + Send + 'static> Session<W> {
                 if mib != self.options.hash_mib {
                     self.options.hash_mib = mib;
                     let evaluator = self.idle_searcher().evaluator().clone();
-                    self.searcher = Some(Searcher::new(evaluator, SearchConfig::FULL, mib));
+                    self.searcher = Some(
+                        Searcher::new(evaluator, SearchConfig::FULL, mib)
+                            .with_tablebase(self.options.tablebase.clone()),
+                    );
                 }
                 Ok(())
             }
@@ -658,7 +674,7 @@ fn read_position(line: &Line) -> Result<GameRecord<Checkers>, String> {
 /// which pydraughts reads back as a win.
 fn score_text(score: i32) -> String {
     let plies = WIN - score.abs();
-    if plies <= MAX_PLY as i32 {
+    if score.abs() >= WIN_THRESHOLD {
         let sign = if score < 0 { "-" } else { "" };
         format!("{sign}{:.2}", f64::from(10_000 - plies) / 100.0)
     } else {
@@ -703,6 +719,8 @@ pub fn options_from_args(
         eval,
         hash_mib,
         move_overhead: Duration::from_millis(move_overhead_ms),
+        tablebase: None,
+        notes: Vec::new(),
     })
 }
 

@@ -105,6 +105,7 @@ impl<G: Game> DatasetGame<G> {
                 EndReason::Repetition => 1,
                 EndReason::QuietMoveRule => 2,
                 EndReason::PlyCap => 3,
+                EndReason::Adjudicated => 4,
             },
         }
     }
@@ -130,7 +131,8 @@ impl<G: Game> DatasetGame<G> {
                 1 => EndReason::Repetition,
                 2 => EndReason::QuietMoveRule,
                 3 => EndReason::PlyCap,
-                other => return Err(format!("end reason {other} is not 0..3")),
+                4 => EndReason::Adjudicated,
+                other => return Err(format!("end reason {other} is not 0..4")),
             },
         };
         for (i, ply) in frame.plies.iter().enumerate() {

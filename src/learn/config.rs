@@ -126,6 +126,18 @@ pub struct SelfPlaySettings {
     pub ply_cap: u32,
     #[serde(default = "default_tt_mb")]
     pub tt_mb: usize,
+    /// With an endgame database (`train --egdb`, or the default folder): end each game on
+    /// entering it, with the database's result.
+    #[serde(default = "default_true")]
+    pub egdb_adjudicate: bool,
+    /// With an endgame database: positions it holds are labelled with their exact value
+    /// (GLEM's samples) instead of the game's result.
+    #[serde(default = "default_true")]
+    pub egdb_targets: bool,
+}
+
+fn default_true() -> bool {
+    true
 }
 
 fn default_games_per_iteration() -> u64 {
@@ -160,6 +172,8 @@ impl Default for SelfPlaySettings {
             threads: 0,
             ply_cap: default_ply_cap(),
             tt_mb: default_tt_mb(),
+            egdb_adjudicate: true,
+            egdb_targets: true,
         }
     }
 }

@@ -15,18 +15,19 @@
 //! in even-numbered games and second in odd ones.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-use crate::arena::engine_game::{Exploration, play_engine_game};
+use crate::arena::engine_game::{Exploration, GameRules, play_engine_game};
 use crate::eval::linear::{self, Features, Linear, LinearWeights, MAX_FEATURES, feature_count};
 use crate::eval::spec::AnyEvaluator;
 use crate::eval::{EvalGame, Evaluator};
 use crate::game::{Outcome, Side};
 use crate::io::model::{ModelError, ModelHeader, save_model};
 use crate::rng;
-use crate::search::{Limits, SearchConfig, Searcher, WIN_THRESHOLD};
+use crate::search::{Limits, SearchConfig, Searcher, Tablebase, WIN_THRESHOLD};
 
 use super::config::SamuelSettings;
 use super::train::{Iteration, IterationReport, Learner, Stage};
@@ -156,6 +157,10 @@ pub struct SamuelPlay<'a, G> {
     pub tt_mib: usize,
     pub openings: &'a [G],
     pub seed: u64,
+    /// Endgame database of both players' searches.
+    pub tablebase: Option<Arc<dyn Tablebase<G>>>,
+    /// End each game on entering the database, with its result.
+    pub adjudicate: bool,
 }
 
 /// Plays `games` games numbered from `first_game` (their random streams and openings
@@ -172,8 +177,12 @@ pub fn iteration<G: Features>(
 ) -> Option<SamuelReport> {
     let linear =
         |w: &LinearWeights| Linear::<G>::new(w).expect("learner weights fit the feature set");
-    let mut searcher_a = Searcher::new(linear(&state.a), SearchConfig::FULL, play.tt_mib);
-    let mut searcher_b = Searcher::new(linear(&state.b), SearchConfig::FULL, play.tt_mib);
+    let searcher = |w: &LinearWeights| {
+        Searcher::new(linear(w), SearchConfig::FULL, play.tt_mib)
+            .with_tablebase(play.tablebase.clone())
+    };
+    let mut searcher_a = searcher(&state.a);
+    let mut searcher_b = searcher(&state.b);
     let mut report = SamuelReport::default();
     let start = state.a.clone();
     let mut learned: Vec<(G, i32)> = Vec::new();
@@ -191,8 +200,11 @@ pub fn iteration<G: Features>(
         let game = play_engine_game(
             index,
             opening,
-            play.ply_cap,
-            play.exploration,
+            GameRules {
+                ply_cap: play.ply_cap,
+                exploration: play.exploration,
+                adjudicator: play.tablebase.as_deref().filter(|_| play.adjudicate),
+            },
             &mut rng,
             |record, exact| {
                 let limits = Limits {
@@ -256,6 +268,8 @@ impl<G: EvalGame> Learner<G> for SamuelState {
             tt_mib: s.tt_mb,
             openings: it.openings,
             seed: it.config.seed,
+            tablebase: it.tablebase.clone(),
+            adjudicate: s.egdb_adjudicate,
         };
         let games = s.games_per_iteration;
         let mut done = 0;

@@ -13,6 +13,7 @@
 //! same random streams.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -26,11 +27,12 @@ use super::td::TdState;
 use crate::arena::engine_game::Exploration;
 use crate::arena::matches::{MatchConfig, run_match};
 use crate::arena::openings::{random_openings, random_openings_up_to, read_openings};
+use crate::arena::players::Engine;
 use crate::eval::EvalGame;
 use crate::eval::spec::AnyEvaluator;
 use crate::io::dataset::DatasetGame;
 use crate::io::model::{ModelError, ModelHeader, load_model, save_model};
-use crate::search::Limits;
+use crate::search::{Limits, Tablebase};
 use crate::selfplay::{self, SelfPlayConfig, Shard};
 
 /// Kind of the checkpoint files in the model-file format.
@@ -64,6 +66,8 @@ pub struct Iteration<'a, G: EvalGame> {
     pub exploration: Option<Exploration>,
     /// Raised (by Ctrl-C) to stop: the iteration then reports `None`.
     pub stop: &'a AtomicBool,
+    /// The endgame database the games are played (and may be adjudicated) with.
+    pub tablebase: Option<Arc<dyn Tablebase<G>>>,
     /// Called with (stage, units done, units in the stage) as the iteration goes on.
     pub progress: &'a mut dyn FnMut(Stage, u64, u64),
 }
@@ -86,10 +90,12 @@ impl<G: EvalGame> Iteration<'_, G> {
             threads: s.threads,
             shard: Shard::WHOLE,
             tt_mib: s.tt_mb,
+            adjudicate: s.egdb_adjudicate,
         };
         let mut games = Vec::with_capacity(s.games_per_iteration as usize);
         let progress = &mut self.progress;
-        selfplay::run(&sp, evaluator, self.openings, self.stop, |game| {
+        let engine = Engine::new(evaluator.clone(), self.tablebase.clone());
+        selfplay::run(&sp, &engine, self.openings, self.stop, |game| {
             games.push(game);
             progress(Stage::SelfPlay, games.len() as u64, s.games_per_iteration);
         })?;
@@ -196,7 +202,7 @@ pub struct MetricsLine {
 }
 
 /// Options of a training run from the command line.
-pub struct TrainOptions<'a> {
+pub struct TrainOptions<'a, G: crate::game::Game> {
     pub resume: bool,
     /// Raised (by Ctrl-C) to stop after saving the last finished iteration.
     pub stop: &'a AtomicBool,
@@ -204,6 +210,8 @@ pub struct TrainOptions<'a> {
     pub log: &'a mut dyn FnMut(&str),
     /// Called with (stage, units done, units in the stage) as each stage goes on.
     pub progress: &'a mut dyn FnMut(Stage, u64, u64),
+    /// Endgame database of the self-play games and evaluation matches.
+    pub tablebase: Option<Arc<dyn Tablebase<G>>>,
 }
 
 /// The stages of an iteration, for progress bars.
@@ -247,7 +255,7 @@ pub fn train<G: EvalGame>(
     variant: G::Variant,
     config: &TrainConfig,
     config_text: &str,
-    options: TrainOptions,
+    options: TrainOptions<G>,
 ) -> Result<TrainSummary, String> {
     let game = G::variant_name(variant);
     let baseline = G::BUILTINS[0];
@@ -345,6 +353,7 @@ pub fn train<G: EvalGame>(
             first_game: state.iteration * selfplay.games_per_iteration,
             exploration,
             stop: options.stop,
+            tablebase: options.tablebase.clone(),
             progress: &mut *options.progress,
         };
         let Some(result) = learner.learner_mut().iterate(&mut iteration)? else {
@@ -396,8 +405,8 @@ pub fn train<G: EvalGame>(
                 sprt: None,
             };
             let outcome = run_match(
-                &model.evaluator(),
-                &AnyEvaluator::baseline(),
+                &Engine::new(model.evaluator(), options.tablebase.clone()),
+                &Engine::new(AnyEvaluator::baseline(), options.tablebase.clone()),
                 &eval_openings,
                 &match_config,
                 |_, tally| {

@@ -23,12 +23,31 @@ pub mod tt;
 
 pub use searcher::Searcher;
 
+/// Exact values for some positions of a game (an endgame database), probed by the search.
+pub trait Tablebase<G: Game>: Send + Sync {
+    /// The exact value of `pos` for the side to move; `None` outside the database.
+    fn probe(&self, pos: &G) -> Option<ExactValue>;
+    /// Most pieces of a position it may hold.
+    fn max_pieces(&self) -> u32;
+}
+
+/// The search score of an exact value met `ply` plies from the root: wins nearer the
+/// root score higher, losses lower, as the search's own mates do.
+pub fn exact_score(value: ExactValue, ply: usize) -> i32 {
+    let plies = |d: u32| (ply as i32 + d as i32).min(MAX_MATE_DISTANCE - 1);
+    match value {
+        ExactValue::Win(d) => WIN - plies(d),
+        ExactValue::Loss(d) => -(WIN - plies(d)),
+        ExactValue::Draw => 0,
+    }
+}
+
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use crate::eval::EVAL_LIMIT;
-use crate::game::Game;
+use crate::game::{ExactValue, Game};
 
 /// Deepest ply the search reaches (main search and quiescence together).
 pub const MAX_PLY: usize = 128;
@@ -36,8 +55,11 @@ pub const MAX_PLY: usize = 128;
 pub const INFINITY: i32 = 32_000;
 /// The score of a win at the root; a win `p` plies away scores `WIN − p`.
 pub const WIN: i32 = 31_000;
+/// Longest distance to the end a score can carry: the search's plies plus an endgame
+/// database's distance from where it was probed.
+pub const MAX_MATE_DISTANCE: i32 = 1000;
 /// Scores at least this large in absolute value are wins or losses.
-pub const WIN_THRESHOLD: i32 = WIN - MAX_PLY as i32;
+pub const WIN_THRESHOLD: i32 = WIN - MAX_MATE_DISTANCE;
 const _: () = assert!(EVAL_LIMIT < WIN_THRESHOLD);
 
 /// Which enhancements a search uses. The named combinations are the rows of the thesis's
@@ -255,6 +277,9 @@ pub struct SearchResult<G: Game> {
     /// the best value is exact unless [`Limits::exact_root_values`] was set (the others
     /// are upper bounds); empty if no iteration finished or with MTD(f).
     pub root_values: Vec<(G::Move, i32)>,
+    /// The root's exact value, when a tablebase holds it (then a won or lost root's move
+    /// and line are the tablebase's, found without a search).
+    pub exact: Option<ExactValue>,
 }
 
 /// A score as text: `cp 125`, or `win 7` / `loss 8` with the plies to the end.

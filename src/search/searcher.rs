@@ -1,15 +1,16 @@
 //! The searcher: one thread's search state and the search itself.
 
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::tt::{Bound, TranspositionTable};
 use super::{
-    INFINITY, Iteration, Limits, MAX_PLY, NodeCounts, SearchConfig, SearchResult, WIN,
-    WIN_THRESHOLD,
+    INFINITY, Iteration, Limits, MAX_PLY, NodeCounts, SearchConfig, SearchResult, Tablebase, WIN,
+    WIN_THRESHOLD, exact_score,
 };
 use crate::eval::{EVAL_LIMIT, Evaluator};
-use crate::game::{Game, GameRecord, MoveBuffer};
+use crate::game::{ExactValue, Game, GameRecord, MoveBuffer};
 
 /// Ordering score of the transposition table's move and of the two killers; history
 /// scores stay below them.
@@ -56,6 +57,8 @@ pub struct Searcher<G: Game, E: Evaluator<G>> {
     /// Best root move seen by the node search at ply 0 (MTD(f)), with its line.
     root_best: Option<G::Move>,
     root_pv: Vec<G::Move>,
+    /// Exact values of small positions, probed at every node it may hold.
+    tablebase: Option<Arc<dyn Tablebase<G>>>,
 }
 
 impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
@@ -90,7 +93,19 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             exact_root_values: false,
             root_best: None,
             root_pv: Vec::with_capacity(MAX_PLY),
+            tablebase: None,
         }
+    }
+
+    /// The searcher probing `tablebase` (an endgame database) in its tree, and playing
+    /// the database's best move in a position the database holds as won or lost.
+    pub fn with_tablebase(mut self, tablebase: Option<Arc<dyn Tablebase<G>>>) -> Self {
+        self.tablebase = tablebase;
+        self
+    }
+
+    pub fn tablebase(&self) -> Option<&Arc<dyn Tablebase<G>>> {
+        self.tablebase.as_ref()
     }
 
     pub fn evaluator(&self) -> &E {
@@ -137,9 +152,29 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             elapsed: started.elapsed(),
             stopped: false,
             root_values: Vec::new(),
+            exact: None,
         };
         if root_moves.is_empty() {
             return result;
+        }
+        if let Some(known) = self.probe_root(&root, &mut root_moves) {
+            result.exact = Some(known.value);
+            if let Some((best, score)) = known.best {
+                result.best_move = Some(best);
+                result.score = score;
+                result.depth = 1;
+                result.pv = known.line;
+                result.root_values = known.root_values;
+                result.elapsed = started.elapsed();
+                on_iteration(&Iteration {
+                    depth: 1,
+                    score,
+                    nodes: self.nodes,
+                    elapsed: result.elapsed,
+                    pv: result.pv.clone(),
+                });
+                return result;
+            }
         }
         let mut values = vec![-INFINITY; root_moves.len()];
         for depth in self.iteration_depths(limits.depth) {
@@ -186,6 +221,64 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         result.nodes = self.nodes;
         result.elapsed = started.elapsed();
         result
+    }
+
+    /// With a tablebase holding the root and all its moves: the root's exact value, and
+    /// for a win or loss the best move (fastest win, slowest loss) with the line that
+    /// follows it; for a draw, `root_moves` keeps only the moves that hold the draw and
+    /// the search goes on among them.
+    fn probe_root(&self, root: &G, root_moves: &mut Vec<G::Move>) -> Option<RootProbe<G>> {
+        let tablebase = self.tablebase.as_ref()?;
+        let value = tablebase.probe(root)?;
+        let mut scored = Vec::with_capacity(root_moves.len());
+        for &mv in root_moves.iter() {
+            let after = tablebase.probe(&root.play(mv))?.parent();
+            scored.push((mv, after));
+        }
+        // A stable sort: among equal values the generation order decides.
+        scored.sort_by_key(|&(_, v)| std::cmp::Reverse(v.preference()));
+        if scored[0].1 != value {
+            return None;
+        }
+        if value == ExactValue::Draw {
+            root_moves.retain(|mv| {
+                scored
+                    .iter()
+                    .any(|&(m, v)| m == *mv && v == ExactValue::Draw)
+            });
+            return Some(RootProbe {
+                value,
+                best: None,
+                line: Vec::new(),
+                root_values: Vec::new(),
+            });
+        }
+        let mut line = vec![scored[0].0];
+        let mut at = root.play(scored[0].0);
+        let mut moves = G::Moves::default();
+        while line.len() < MAX_PLY {
+            let Some(here) = tablebase.probe(&at) else {
+                break;
+            };
+            at.legal_moves(&mut moves);
+            let next = moves.iter().copied().find(|&mv| {
+                tablebase
+                    .probe(&at.play(mv))
+                    .is_some_and(|after| after.parent() == here)
+            });
+            let Some(mv) = next else { break };
+            line.push(mv);
+            at = at.play(mv);
+        }
+        Some(RootProbe {
+            value,
+            best: Some((scored[0].0, exact_score(value, 0))),
+            line,
+            root_values: scored
+                .iter()
+                .map(|&(mv, v)| (mv, exact_score(v, 0)))
+                .collect(),
+        })
     }
 
     /// Depths of the iterations: every `step`-th depth ending at the target (so with step
@@ -414,6 +507,11 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 -(WIN - ply as i32)
             };
         }
+        if let Some(tablebase) = &self.tablebase
+            && let Some(value) = tablebase.probe(pos)
+        {
+            return exact_score(value, ply);
+        }
         if depth <= 0 || ply >= MAX_PLY - 1 {
             return self.quiesce(pos, ply, alpha, beta);
         }
@@ -546,6 +644,11 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
     /// compulsory, so a position with one pending has no "stand pat".
     fn quiesce(&mut self, pos: &G, ply: usize, mut alpha: i32, beta: i32) -> i32 {
         self.pv_len[ply] = ply;
+        if let Some(tablebase) = &self.tablebase
+            && let Some(value) = tablebase.probe(pos)
+        {
+            return exact_score(value, ply);
+        }
         if pos.is_quiet() || ply >= MAX_PLY - 1 {
             if !pos.has_legal_move() {
                 return -(WIN - ply as i32);
@@ -641,6 +744,15 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             }
         }
     }
+}
+
+/// What a tablebase says of the root (see [`Searcher::probe_root`]).
+struct RootProbe<G: Game> {
+    value: ExactValue,
+    /// The best move and its score, for a won or lost root.
+    best: Option<(G::Move, i32)>,
+    line: Vec<G::Move>,
+    root_values: Vec<(G::Move, i32)>,
 }
 
 /// Win scores count plies from the root; the table stores them counted from the node.

@@ -5,13 +5,14 @@
 
 use std::sync::atomic::AtomicBool;
 
-use crate::arena::engine_game::{Exploration, play_engine_game};
+use crate::arena::engine_game::{Exploration, GameRules, play_engine_game};
+use crate::arena::players::{Contender, Engine};
 use crate::arena::workers::run_workers;
 use crate::eval::Evaluator;
 use crate::game::{Game, Outcome, Side};
 use crate::io::dataset::DatasetGame;
 use crate::rng;
-use crate::search::{Limits, SearchConfig, Searcher};
+use crate::search::Limits;
 
 /// Which games of a run this process plays: those whose index ≡ `index` (mod `count`),
 /// so `count` machines split one job.
@@ -67,6 +68,8 @@ pub struct SelfPlayConfig {
     pub shard: Shard,
     /// Transposition table of each worker, in MiB.
     pub tt_mib: usize,
+    /// End each game on entering the engine's endgame database, with its result.
+    pub adjudicate: bool,
 }
 
 /// Results so far.
@@ -99,9 +102,9 @@ impl Tally {
 /// Plays this shard's games; `openings[i % len]` starts game `i`. Each finished game goes
 /// to `on_game` (on the calling thread, in completion order). Raising `stop` ends the
 /// run after the games in progress.
-pub fn run<G: Game, E: Evaluator<G> + Clone>(
+pub fn run<G: Game, E: Evaluator<G> + Clone + Sync>(
     config: &SelfPlayConfig,
-    evaluator: &E,
+    engine: &Engine<G, E>,
     openings: &[G],
     stop: &AtomicBool,
     on_game: impl FnMut(DatasetGame<G>),
@@ -114,15 +117,22 @@ pub fn run<G: Game, E: Evaluator<G> + Clone>(
         config.threads,
         &jobs,
         stop,
-        || Searcher::new(evaluator.clone(), SearchConfig::FULL, config.tt_mib),
+        || {
+            engine
+                .player(config.tt_mib)
+                .expect("an engine's searcher is always made")
+        },
         |searcher, index| {
             let mut rng = rng::stream(config.seed, index);
             let opening = openings[(index % openings.len() as u64) as usize];
             play_engine_game(
                 index,
                 opening,
-                config.ply_cap,
-                config.exploration,
+                GameRules {
+                    ply_cap: config.ply_cap,
+                    exploration: config.exploration,
+                    adjudicator: engine.tablebase.as_deref().filter(|_| config.adjudicate),
+                },
                 &mut rng,
                 |record, exact| {
                     let limits = Limits {

@@ -41,7 +41,7 @@ fn self_play(games: usize, seed: u64) -> Vec<DatasetGame<Checkers>> {
 #[test]
 fn glem_learns_from_self_play() {
     let games = self_play(120, 42);
-    let samples = samples_from_games(&games, 0.7);
+    let samples = samples_from_games(&games, 0.7, None);
     assert!(samples.len() > 2000, "{} samples", samples.len());
     assert!(samples.iter().all(|s| s.position.is_quiet()));
     assert!(samples.iter().all(|s| (0.0..=1.0).contains(&s.target)));

@@ -616,7 +616,7 @@ fn samples_label_quiet_positions_with_the_result_for_the_side_to_move() {
         outcome: Outcome::Win(Side::First),
         reason: EndReason::PlyCap,
     };
-    let samples = samples_from_games(std::slice::from_ref(&game), 0.0);
+    let samples = samples_from_games(std::slice::from_ref(&game), 0.0, None);
     let got: Vec<(Checkers, f32)> = samples.iter().map(|s| (s.position, s.target)).collect();
     // The last position has no score: the result alone.
     assert_eq!(
@@ -627,7 +627,7 @@ fn samples_label_quiet_positions_with_the_result_for_the_side_to_move() {
             (positions[4], 1.0)
         ]
     );
-    let blended = samples_from_games(&[game], 0.5);
+    let blended = samples_from_games(&[game], 0.5, None);
     let expected = [
         0.5 + 0.5 * 0.5,
         0.5 * logistic(150.0 / SEARCH_SCALE as f64) as f32,

@@ -44,6 +44,7 @@ square or any prefix that names one legal move is enough.";
             EndReason::Repetition => "the same position for the third time",
             EndReason::QuietMoveRule => "20 king moves each without a capture",
             EndReason::PlyCap => "move limit",
+            EndReason::Adjudicated => "the endgame database's verdict",
         };
         format!("{result} ({why})")
     }

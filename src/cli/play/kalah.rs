@@ -41,6 +41,7 @@ be typed at once, the pits joined by commas (1,2).";
         match reason {
             EndReason::NoMoves => format!("{result}, {a}-{b} (a row is empty)"),
             EndReason::PlyCap => format!("{result} (move limit)"),
+            EndReason::Adjudicated => format!("{result} (adjudicated)"),
             EndReason::Repetition | EndReason::QuietMoveRule => result,
         }
     }

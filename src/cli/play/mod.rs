@@ -112,6 +112,8 @@ pub struct PlayArgs {
     /// Transposition table size in MiB
     #[arg(long = "tt-mb", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=super::analyse::MAX_TT_MIB as u64))]
     tt_mb: u64,
+    #[command(flatten)]
+    egdb: super::egdb::EgdbOption,
 }
 
 const COMMANDS_HELP: &str = "\
@@ -194,7 +196,8 @@ fn play_game<G: CliGame>(
             (None, Some(ms)) => Limits::movetime(Duration::from_millis(ms)),
             (None, None) => Limits::movetime(Duration::from_millis(1000)),
         },
-        searcher: Searcher::new(evaluator, SearchConfig::FULL, args.tt_mb as usize),
+        searcher: Searcher::new(evaluator, SearchConfig::FULL, args.tt_mb as usize)
+            .with_tablebase(args.egdb.load::<G>()?),
         model,
         builtin: spec.to_string(),
         flipped: args.side == HumanSide::Second,

@@ -3,6 +3,7 @@
 //! `../shared/spec/brazilian-rules.md`.
 
 pub mod board;
+pub mod egdb;
 pub mod encoding;
 pub mod features;
 mod movegen;
@@ -235,6 +236,26 @@ impl Checkers {
         match self.side {
             Side::First => masks,
             Side::Second => masks.map(u32::reverse_bits),
+        }
+    }
+
+    /// The position with `side` to move whose [`Checkers::relative_masks`] are `masks`.
+    fn from_relative_masks(masks: [u32; 4], side: Side) -> Checkers {
+        let masks = match side {
+            Side::First => masks,
+            Side::Second => masks.map(u32::reverse_bits),
+        };
+        // Insert the ghost bits 8, 17 and 26 again.
+        let ghosted = |bits: u32| -> u64 {
+            let b = bits as u64;
+            (b & 0xFF) | ((b & 0xFF00) << 1) | ((b & 0xFF_0000) << 2) | ((b & 0xFF00_0000) << 3)
+        };
+        let own = ghosted(masks[0] | masks[1]);
+        let their = ghosted(masks[2] | masks[3]);
+        let kings = ghosted(masks[1] | masks[3]);
+        match side {
+            Side::First => Checkers::from_boards(own, their, kings, side),
+            Side::Second => Checkers::from_boards(their, own, kings, side),
         }
     }
 

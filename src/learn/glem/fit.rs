@@ -7,8 +7,9 @@ use rayon::prelude::*;
 
 use super::trie::{AtomPath, CHUNK, Trie, TrieBuilder, content_mask};
 use crate::eval::glem::{Atoms, Configuration, DEFAULT_SCALE, GlemModel, MAX_SLOTS, logistic};
-use crate::game::Game;
+use crate::game::{ExactValue, Game};
 use crate::io::dataset::DatasetGame;
+use crate::search::Tablebase;
 
 /// Centi-units per logit unit used to turn search scores into targets in
 /// [`samples_from_games`] (score `s` becomes `g(s / SEARCH_SCALE)`). Equal to
@@ -33,8 +34,13 @@ pub struct Sample<G> {
 /// to move (1, ½, 0), blended with the search score when `search_weight` > 0:
 /// `target = (1 − w)·result + w·g(score / SEARCH_SCALE)` ([`SEARCH_SCALE`]). `w` is
 /// clamped to [0, 1] (NaN counts as 0); the game's last position has no score and gets
-/// the result alone.
-pub fn samples_from_games<G: Game>(games: &[DatasetGame<G>], search_weight: f32) -> Vec<Sample<G>> {
+/// the result alone. A position `exact` (an endgame database) holds gets its exact value
+/// instead.
+pub fn samples_from_games<G: Game>(
+    games: &[DatasetGame<G>],
+    search_weight: f32,
+    exact: Option<&dyn Tablebase<G>>,
+) -> Vec<Sample<G>> {
     let w = if search_weight.is_nan() {
         0.0
     } else {
@@ -49,7 +55,13 @@ pub fn samples_from_games<G: Game>(games: &[DatasetGame<G>], search_weight: f32)
                     continue;
                 }
                 let result = game.outcome.score_for(pos.side_to_move()) as f32;
+                let known = exact.and_then(|tb| tb.probe(pos)).map(|v| match v {
+                    ExactValue::Win(_) => 1.0,
+                    ExactValue::Draw => 0.5,
+                    ExactValue::Loss(_) => 0.0,
+                });
                 let target = match game.scores.get(i) {
+                    _ if known.is_some() => known.unwrap_or(result),
                     Some(&score) if w > 0.0 => {
                         let searched = logistic(score as f64 / SEARCH_SCALE as f64) as f32;
                         (1.0 - w) * result + w * searched

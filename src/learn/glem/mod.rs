@@ -85,7 +85,11 @@ impl<G: EvalGame> Learner<G> for GlemState<G> {
             .iter()
             .map(|f| DatasetGame::from_frame(f).expect("own games replay"))
             .collect();
-        let samples = samples_from_games(&pool, settings.search_weight as f32);
+        let exact = it
+            .tablebase
+            .as_deref()
+            .filter(|_| it.config.selfplay.egdb_targets);
+        let samples = samples_from_games(&pool, settings.search_weight as f32, exact);
         let mut mined = false;
         if self.model.configurations.is_empty() || it.number.is_multiple_of(settings.remine_every) {
             let sample_positions: Vec<G> = samples.iter().map(|s| s.position).collect();
