@@ -148,8 +148,8 @@ fn percent(part: u64, whole: u64) -> f64 {
     100.0 * part as f64 / whole.max(1) as f64
 }
 
-/// Opens a database folder, requiring at least one slice.
-fn open_or_fail(dir: &Path) -> Result<Egdb, CliError> {
+/// Opens a database folder, requiring at least one slice; with the number of problems.
+fn open_or_fail(dir: &Path) -> Result<(Egdb, usize), CliError> {
     let opened = Egdb::open(dir);
     for problem in &opened.problems {
         eprintln!("warning: egdb: {problem}");
@@ -161,12 +161,12 @@ fn open_or_fail(dir: &Path) -> Result<Egdb, CliError> {
             dir.display()
         )));
     }
-    Ok(opened.egdb)
+    Ok((opened.egdb, opened.problems.len()))
 }
 
 fn probe(fen: &str, dir: &Path, algebraic: bool) -> Result<(), CliError> {
     let pos = Checkers::parse_position(fen).map_err(|e| CliError::input(format!("--fen: {e}")))?;
-    let egdb = open_or_fail(dir)?;
+    let (egdb, _) = open_or_fail(dir)?;
     let pieces = pos.pieces().count();
     let Some(value) = egdb.probe(&pos) else {
         return Err(CliError::input(format!(
@@ -226,7 +226,7 @@ pub fn describe(value: ExactValue) -> String {
 }
 
 fn check(dir: &Path, pieces: Option<u32>) -> Result<(), CliError> {
-    let egdb = open_or_fail(dir)?;
+    let (egdb, problems) = open_or_fail(dir)?;
     let started = Instant::now();
     let limit = pieces.unwrap_or(egdb.max_pieces());
     let mut entries = 0;
@@ -270,6 +270,12 @@ fn check(dir: &Path, pieces: Option<u32>) -> Result<(), CliError> {
     if bad > 0 {
         return Err(CliError::failure(format!(
             "{} holds {bad} values its moves contradict",
+            dir.display()
+        )));
+    }
+    if problems > 0 {
+        return Err(CliError::failure(format!(
+            "{}: {problems} slice files are missing or damaged (see above); rebuild them with `evalearn egdb build`",
             dir.display()
         )));
     }

@@ -2,7 +2,7 @@
 //! independent), compiling, and the compiled evaluator inside search.
 
 use crate::glem_parts::{default_regions, fit_on_threads};
-use evalearn::arena::engine_game::{Exploration, play_engine_game};
+use evalearn::arena::engine_game::{Exploration, GameRules, play_engine_game};
 use evalearn::arena::openings::random_openings;
 use evalearn::eval::glem::{self, Atoms, Glem, GlemModel};
 use evalearn::eval::{EVAL_LIMIT, Evaluator, Material};
@@ -29,8 +29,11 @@ fn self_play(games: usize, seed: u64) -> Vec<DatasetGame<Checkers>> {
             play_engine_game(
                 i as u64,
                 opening,
-                200,
-                Some(exploration),
+                GameRules {
+                    ply_cap: 200,
+                    exploration: Some(exploration),
+                    adjudicator: None,
+                },
                 &mut rng,
                 |record, _| searcher.search(record, &Limits::depth(3), |_| {}),
             )
@@ -111,7 +114,7 @@ fn glem_learns_from_self_play() {
 #[test]
 fn remining_keeps_what_was_learned() {
     let games = self_play(40, 7);
-    let samples = samples_from_games(&games, 0.0);
+    let samples = samples_from_games(&games, 0.0, None);
     let positions: Vec<Checkers> = samples.iter().map(|s| s.position).collect();
     let first = mine(&positions[..positions.len() / 2], &default_regions(), 10, 3);
     let mut model =

@@ -424,6 +424,8 @@ proptest! {
             eval: evalearn::eval::spec::EvalSpec::Builtin("material".into()),
             hash_mib: 1,
             move_overhead: Duration::from_millis(10),
+            tablebase: None,
+            notes: Vec::new(),
         };
         let started = Instant::now();
         Engine::new(options).unwrap().run(std::io::Cursor::new(input), out.clone()).unwrap();

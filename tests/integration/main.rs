@@ -5,6 +5,7 @@
 mod common;
 
 mod cli;
+mod egdb;
 mod evaluators;
 mod glem;
 mod glem_parts;

@@ -306,6 +306,7 @@ const _: () = assert!(OWN_MEN_SQUARES == !0xF);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Game;
 
     #[test]
     fn sets_rank_and_unrank() {
@@ -336,7 +337,7 @@ mod tests {
                 assert!(seen.insert(pos));
                 // A legal position: parse its FEN back.
                 assert_eq!(
-                    Checkers::parse_position(&crate::game::Game::format_position(&pos)).unwrap(),
+                    Checkers::parse_position(&pos.format_position()).unwrap(),
                     pos
                 );
             }
