@@ -6,11 +6,13 @@
 //! - [`search`]: alpha-beta search with the seed's enhancements, generic over both.
 //! - [`selfplay`]: parallel, reproducible self-play games.
 //! - [`arena`]: matches between evaluators and their statistics.
+//! - [`book`]: opening books: building them by search, probing them, playing from them.
 //! - [`hub`]: the Hub protocol, as an engine and as a client of other engines.
 //! - [`io`]: model files and datasets.
 //! - [`cli`]: the `evalearn` command line.
 
 pub mod arena;
+pub mod book;
 pub mod cli;
 pub mod eval;
 pub mod game;

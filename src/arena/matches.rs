@@ -86,8 +86,8 @@ pub fn run_match<G: Game, A: Contender<G>, B: Contender<G>>(
             let (player_a, player_b) = players.as_mut().map_err(|e| e.clone())?;
             let opening = openings[(pair % openings.len() as u64) as usize];
             let mut game = |a_side: Side, index: u64| {
-                player_a.new_game()?;
-                player_b.new_game()?;
+                player_a.start_game(index)?;
+                player_b.start_game(index)?;
                 let mut rng = rng::stream(config.seed, index);
                 try_play_engine_game(
                     index,

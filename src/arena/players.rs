@@ -14,6 +14,14 @@ pub trait Player<G: Game> {
         Ok(())
     }
 
+    /// Game `index` of a run starts: players that choose at random (from a book) seed
+    /// their choices from it, so a game does not depend on which worker plays it. By
+    /// default [`Player::new_game`].
+    fn start_game(&mut self, index: u64) -> Result<(), String> {
+        let _ = index;
+        self.new_game()
+    }
+
     /// The move for the current position of `record`, with what the search found.
     fn think(&mut self, record: &GameRecord<G>, limits: &Limits)
     -> Result<SearchResult<G>, String>;
@@ -32,6 +40,9 @@ impl<G: Game, E: Evaluator<G>> Player<G> for Searcher<G, E> {
 impl<G: Game> Player<G> for Box<dyn Player<G>> {
     fn new_game(&mut self) -> Result<(), String> {
         (**self).new_game()
+    }
+    fn start_game(&mut self, index: u64) -> Result<(), String> {
+        (**self).start_game(index)
     }
 
     fn think(

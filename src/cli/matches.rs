@@ -10,11 +10,13 @@ use clap::Args;
 use super::args::{
     GameArg, LimitArgs, OpeningArgs, advance, eval_spec, load_evaluator, progress_bar,
 };
+use super::book::read_book;
 use super::egdb::EgdbOption;
 use super::{CliError, CliGame};
 use crate::arena::matches::{MatchConfig, MatchOutcome, PairResult, run_match};
 use crate::arena::players::{Contender, Engine, Player};
 use crate::arena::stats::SprtParams;
+use crate::book::player::BookContender;
 use crate::eval::spec::{AnyEvaluator, EvalSpec};
 use crate::game::{GameSpec, SavedGame, Side, player_tag};
 use crate::search::{Limits, MAX_PLY, Tablebase};
@@ -69,6 +71,20 @@ pub struct MatchArgs {
     /// Which engines use the endgame database (to measure what it brings)
     #[arg(long, value_enum, default_value_t = EgdbSides::Both)]
     egdb_for: EgdbSides,
+    /// Openings from an opening book: the positions after --book-plies book moves from
+    /// the start (each played twice, colours swapped)
+    #[arg(long, conflicts_with_all = ["openings", "random_plies"])]
+    book: Option<PathBuf>,
+    /// Book moves from the start to each opening of --book
+    #[arg(long, default_value_t = 4, requires = "book", value_parser = clap::value_parser!(u32).range(0..=60))]
+    book_plies: u32,
+    /// Engine A plays from this opening book while the position is in it (moves drawn by
+    /// the book's weights from each game's own random stream)
+    #[arg(long)]
+    a_book: Option<PathBuf>,
+    /// Engine B plays from this opening book while the position is in it
+    #[arg(long)]
+    b_book: Option<PathBuf>,
     /// Worker threads (default: one per core); with depth or node limits the result does
     /// not depend on it
     #[arg(long, default_value_t = 0)]
@@ -93,6 +109,10 @@ pub struct MatchArgs {
     #[arg(long)]
     json: Option<PathBuf>,
 }
+
+/// Keep the two sides' book choices on streams apart from each other and from the games'.
+const A_BOOK_STREAM: u64 = 0x626F_6F6B_2D61;
+const B_BOOK_STREAM: u64 = 0x626F_6F6B_2D62;
 
 /// One side's limits: its own flags if any, else the common ones.
 fn side_limits(
@@ -235,10 +255,35 @@ fn run_match_of<G: CliGame>(
             .then(|| tablebase.clone())
             .flatten()
     };
-    let side_a = load_side::<G>(variant, &spec_a, for_side(EgdbSides::A))?;
-    let side_b = load_side::<G>(variant, &spec_b, for_side(EgdbSides::B))?;
+    let book_of = |path: &Option<PathBuf>| path.as_ref().map(|p| read_book::<G>(variant, p));
+    let side_a = BookContender {
+        inner: load_side::<G>(variant, &spec_a, for_side(EgdbSides::A))?,
+        book: book_of(&args.a_book).transpose()?,
+        seed: args.seed ^ A_BOOK_STREAM,
+    };
+    let side_b = BookContender {
+        inner: load_side::<G>(variant, &spec_b, for_side(EgdbSides::B))?,
+        book: book_of(&args.b_book).transpose()?,
+        seed: args.seed ^ B_BOOK_STREAM,
+    };
     let pairs = args.games / 2;
-    let openings = args.openings.openings(variant, pairs as usize, args.seed)?;
+    let openings = match &args.book {
+        Some(path) => {
+            let openings =
+                read_book::<G>(variant, path)?.openings(pairs as usize, args.book_plies, args.seed);
+            if (openings.len() as u64) < pairs {
+                eprintln!(
+                    "note: {} gives {} different openings of {} plies for {pairs} pairs; \
+                     they are played in turn",
+                    path.display(),
+                    openings.len(),
+                    args.book_plies
+                );
+            }
+            openings
+        }
+        None => args.openings.openings(variant, pairs as usize, args.seed)?,
+    };
     let config = MatchConfig {
         pairs,
         limits_a,
@@ -264,9 +309,21 @@ fn run_match_of<G: CliGame>(
     .map_err(CliError::failure)?;
     bar.finish_and_clear();
 
+    let with_book = |path: &Option<PathBuf>| {
+        path.as_ref()
+            .map_or(String::new(), |p| format!(", book {}", p.display()))
+    };
     let names = (
-        format!("A: {spec_a} ({})", LimitArgs::describe(&config.limits_a)),
-        format!("B: {spec_b} ({})", LimitArgs::describe(&config.limits_b)),
+        format!(
+            "A: {spec_a} ({}{})",
+            LimitArgs::describe(&config.limits_a),
+            with_book(&args.a_book)
+        ),
+        format!(
+            "B: {spec_b} ({}{})",
+            LimitArgs::describe(&config.limits_b),
+            with_book(&args.b_book)
+        ),
     );
     println!("game         {}", G::variant_name(variant));
     print_report(&outcome, &names, &config);

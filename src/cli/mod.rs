@@ -3,6 +3,7 @@
 mod analyse;
 mod args;
 mod bench;
+mod book;
 mod egdb;
 mod hub;
 mod matches;
@@ -56,6 +57,8 @@ enum Command {
     Dataset(selfplay::DatasetArgs),
     /// Play two evaluators against each other and report the Elo difference
     Match(matches::MatchArgs),
+    /// Build, inspect or probe opening books
+    Book(book::BookArgs),
     /// Learn an evaluation function by self-play (Samuel, GLEM or TD(λ))
     Train(train::TrainArgs),
     /// Solve a Kalah position exactly: the final store margin under perfect play
@@ -112,6 +115,7 @@ pub fn run() -> ExitCode {
         Command::Selfplay(args) => selfplay::selfplay(args),
         Command::Dataset(args) => selfplay::dataset(args),
         Command::Match(args) => matches::run(args),
+        Command::Book(args) => book::book(args),
         Command::Train(args) => train::run(args),
         Command::Solve(args) => solve::solve(args),
         Command::Hub(args) => hub::hub(args),

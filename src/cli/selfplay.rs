@@ -9,6 +9,7 @@ use clap::{Args, Subcommand};
 use super::args::{
     GameArg, LimitArgs, OpeningArgs, advance, eval_spec, load_evaluator, progress_bar,
 };
+use super::book::read_book;
 use super::egdb::EgdbOption;
 use super::{CliError, CliGame};
 use crate::arena::engine_game::Exploration;
@@ -43,6 +44,11 @@ pub struct SelfPlayArgs {
     seed: u64,
     #[command(flatten)]
     openings: OpeningArgs,
+    /// Each game follows this opening book while its position is in it (moves drawn by
+    /// the book's weights from the game's own random stream); games then start at the
+    /// start position unless --openings or --random-plies is given
+    #[arg(long)]
+    book: Option<PathBuf>,
     /// Softmax exploration over root move values, temperature in units of 100
     /// centi-units (a man, a stone: 0.5 = 50 centi-units)
     #[arg(long)]
@@ -122,9 +128,19 @@ fn selfplay_of<G: CliGame>(
         None => None,
     };
     let (evaluator, _) = load_evaluator::<G>(variant, &spec)?;
-    let openings = args
-        .openings
-        .openings(variant, args.games as usize, args.seed)?;
+    let book = match &args.book {
+        Some(path) => Some(read_book::<G>(variant, path)?),
+        None => None,
+    };
+    let openings = if book.is_some()
+        && args.openings.openings.is_none()
+        && args.openings.random_plies.is_none()
+    {
+        vec![G::start_of(variant)]
+    } else {
+        args.openings
+            .openings(variant, args.games as usize, args.seed)?
+    };
     let config = SelfPlayConfig {
         games: args.games,
         first_game: 0,
@@ -150,7 +166,8 @@ fn selfplay_of<G: CliGame>(
     let mut games: Vec<DatasetGame<G>> = Vec::new();
     let mut write_error = None;
     let stop = AtomicBool::new(false);
-    selfplay::run(&config, &engine, &openings, &stop, |game| {
+    let book = book.as_deref();
+    selfplay::run_with_book(&config, &engine, &openings, book, &stop, |game| {
         tally.add(&game);
         if write_error.is_none()
             && let Err(e) = writer.append(&game)

@@ -3,10 +3,12 @@
 //! never sees half a file and a killed job leaves the old file or the new one.
 //!
 //! - [`model`]: model files (header, bincode payload, checksum);
-//! - [`dataset`]: self-play datasets (one checksummed frame per game).
+//! - [`dataset`]: self-play datasets (one checksummed frame per game);
+//! - [`book`]: opening books (header, bincode payload, checksum).
 //!
 //! bincode is used here and nowhere else.
 
+pub mod book;
 pub mod dataset;
 pub mod model;
 

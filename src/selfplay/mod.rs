@@ -8,6 +8,7 @@ use std::sync::atomic::AtomicBool;
 use crate::arena::engine_game::{Exploration, GameRules, play_engine_game};
 use crate::arena::players::{Contender, Engine};
 use crate::arena::workers::run_workers;
+use crate::book::Book;
 use crate::eval::Evaluator;
 use crate::game::{Game, Outcome, Side};
 use crate::io::dataset::DatasetGame;
@@ -99,6 +100,9 @@ impl Tally {
     }
 }
 
+/// Keeps the streams of book choices apart from the games' exploration streams.
+const BOOK_STREAM: u64 = 0x626F_6F6B_6D6F_7665;
+
 /// Plays this shard's games; `openings[i % len]` starts game `i`. Each finished game goes
 /// to `on_game` (on the calling thread, in completion order). Raising `stop` ends the
 /// run after the games in progress.
@@ -106,6 +110,21 @@ pub fn run<G: Game, E: Evaluator<G> + Clone + Sync>(
     config: &SelfPlayConfig,
     engine: &Engine<G, E>,
     openings: &[G],
+    stop: &AtomicBool,
+    on_game: impl FnMut(DatasetGame<G>),
+) -> Result<(), String> {
+    run_with_book(config, engine, openings, None, stop, on_game)
+}
+
+/// [`run`] with games that follow `book` while their position is in it: the move played
+/// is a book move drawn from the game's own stream (from the seed and the game index),
+/// before any exploration. The search still runs on those plies, so the dataset records
+/// the engine's value and leaf of every position, as it does for explored plies.
+pub fn run_with_book<G: Game, E: Evaluator<G> + Clone + Sync>(
+    config: &SelfPlayConfig,
+    engine: &Engine<G, E>,
+    openings: &[G],
+    book: Option<&Book<G>>,
     stop: &AtomicBool,
     on_game: impl FnMut(DatasetGame<G>),
 ) -> Result<(), String> {
@@ -124,6 +143,7 @@ pub fn run<G: Game, E: Evaluator<G> + Clone + Sync>(
         },
         |searcher, index| {
             let mut rng = rng::stream(config.seed, index);
+            let mut book_rng = rng::stream(config.seed ^ BOOK_STREAM, index);
             let opening = openings[(index % openings.len() as u64) as usize];
             play_engine_game(
                 index,
@@ -139,7 +159,14 @@ pub fn run<G: Game, E: Evaluator<G> + Clone + Sync>(
                         exact_root_values: exact,
                         ..config.limits.clone()
                     };
-                    searcher.search(record, &limits, |_| {})
+                    let mut result = searcher.search(record, &limits, |_| {});
+                    if let Some(mv) = book.and_then(|b| b.choose(record.position(), &mut book_rng))
+                    {
+                        result.best_move = Some(mv);
+                        // Without root values exploration keeps the best move: the book's.
+                        result.root_values.clear();
+                    }
+                    result
                 },
             )
         },

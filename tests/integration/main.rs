@@ -4,6 +4,7 @@
 
 mod common;
 
+mod book;
 mod cli;
 mod egdb;
 mod evaluators;

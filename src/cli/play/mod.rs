@@ -7,17 +7,21 @@ mod draughts;
 mod kalah;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
 use super::analyse::format_line;
 use super::args::{GameArg, eval_spec, load_evaluator};
+use super::book::read_book;
 use super::{CliError, CliGame};
+use crate::book::Book;
 use crate::eval::EvalGame;
 use crate::eval::spec::{AnyEvaluator, EvalSpec, ModelWatch, Reload};
 use crate::game::{EndReason, Game, GameRecord, GameStatus, Outcome, SavedGame, Side, player_tag};
 use crate::io::model::ModelHeader;
+use crate::rng::{self, Rng};
 use crate::search::{Limits, MAX_PLY, SearchConfig, SearchResult, Searcher, format_score};
 use crate::with_game;
 
@@ -109,6 +113,13 @@ pub struct PlayArgs {
     /// form for Kalah (default: evalearn-games.pdn / evalearn-games.klh)
     #[arg(long, visible_alias = "pdn")]
     save: Option<PathBuf>,
+    /// Opening book: the engine plays its moves (drawn by the book's weights) while the
+    /// position is in it
+    #[arg(long)]
+    book: Option<PathBuf>,
+    /// Seed of the engine's book choices (each new game draws from its own stream)
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
     /// Transposition table size in MiB
     #[arg(long = "tt-mb", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=super::analyse::MAX_TT_MIB as u64))]
     tt_mb: u64,
@@ -151,6 +162,11 @@ struct Session<G: CliGame> {
     save_path: PathBuf,
     saved: bool,
     out: std::io::Stdout,
+    book: Option<Arc<Book<G>>>,
+    seed: u64,
+    /// Games started in this session: the stream of the current game's book choices.
+    games: u64,
+    book_rng: Rng,
 }
 
 pub fn play(args: PlayArgs) -> Result<(), CliError> {
@@ -182,6 +198,10 @@ fn play_game<G: CliGame>(
         }
         _ => None,
     };
+    let book = match &args.book {
+        Some(path) => Some(read_book::<G>(variant, path)?),
+        None => None,
+    };
     let save_path = args
         .save
         .clone()
@@ -206,6 +226,10 @@ fn play_game<G: CliGame>(
         save_path,
         saved: false,
         out: std::io::stdout(),
+        book,
+        seed: args.seed,
+        games: 0,
+        book_rng: rng::stream(args.seed, 0),
     };
     let you = match args.side {
         HumanSide::First | HumanSide::Second => {
@@ -393,6 +417,26 @@ impl<G: CliGame> Session<G> {
     fn engine_move(&mut self) {
         self.reload_model();
         let pos = self.position();
+        if let Some(book) = &self.book
+            && let Some(mv) = book.choose(&pos, &mut self.book_rng)
+        {
+            let moves = book.probe(&pos).unwrap_or(&[]);
+            let score = moves.iter().find(|m| m.mv == mv).map_or(0, |m| m.score);
+            let line = format!(
+                "{} plays {}   [book, score {}, {} book move{}]",
+                G::side_name(pos.side_to_move()),
+                pos.describe_move(mv),
+                format_score(score),
+                moves.len(),
+                if moves.len() == 1 { "" } else { "s" }
+            );
+            self.say(&line);
+            self.last_search = Some(line);
+            self.record.play(mv);
+            self.saved = false;
+            self.show_board();
+            return;
+        }
         let result = self.think();
         let Some(mv) = result.best_move else {
             return;
@@ -477,6 +521,8 @@ impl<G: CliGame> Session<G> {
     }
 
     fn new_game(&mut self, start: G) {
+        self.games += 1;
+        self.book_rng = rng::stream(self.seed, self.games);
         self.record = GameRecord::new(start);
         self.pending = None;
         self.saved = false;
