@@ -141,7 +141,7 @@ pub fn build<G: Game, E: Evaluator<G> + Clone>(
         if let Some(lines) = lines
             && lines.games_used > 0
         {
-            for pos in &lines.by_ply[ply] {
+            for pos in lines.by_ply.get(ply).into_iter().flatten() {
                 let games = lines.games_through(pos);
                 if games >= config.min_games.max(1) {
                     let share = f64::from(games) / lines.games_used as f64;
