@@ -5,6 +5,7 @@ use std::sync::atomic::AtomicBool;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use evalearn::arena::openings::random_openings;
+use evalearn::arena::players::Engine;
 use evalearn::eval::Material;
 use evalearn::game::Game;
 use evalearn::game::checkers::Checkers;
@@ -15,7 +16,7 @@ const GAMES: u64 = 40;
 
 fn bench_selfplay(c: &mut Criterion) {
     let openings = random_openings(Checkers::start(), GAMES as usize, 6, 1).unwrap();
-    let evaluator = Material;
+    let engine = Engine::new(Material, None);
     let mut group = c.benchmark_group("selfplay_depth_6_40_games");
     group.sample_size(10);
     for threads in [1, 2] {
@@ -29,12 +30,13 @@ fn bench_selfplay(c: &mut Criterion) {
             threads,
             shard: Shard::WHOLE,
             tt_mib: 2,
+            adjudicate: false,
         };
         group.bench_function(format!("{threads}_threads"), |b| {
             b.iter(|| {
                 let stop = AtomicBool::new(false);
                 let mut games = 0;
-                selfplay::run(&config, &evaluator, &openings, &stop, |_| games += 1).unwrap();
+                selfplay::run(&config, &engine, &openings, &stop, |_| games += 1).unwrap();
                 assert_eq!(games, GAMES);
             })
         });

@@ -5,7 +5,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::args::{GameArg, eval_spec, load_evaluator};
-use super::egdb::{EgdbOption, describe};
+use super::egdb::EgdbOption;
 use super::{CliError, CliGame, position_arg};
 use crate::game::GameRecord;
 use crate::search::{Iteration, Limits, MAX_PLY, SearchConfig, Searcher, format_score};
@@ -102,7 +102,7 @@ fn analyse_of<G: CliGame>(
         );
     });
     if let Some(value) = result.exact {
-        println!("egdb {}", describe(value));
+        println!("egdb {value}");
     }
     match result.best_move {
         Some(mv) => println!("bestmove {}", pos.format_move(mv)),

@@ -8,11 +8,11 @@ use std::time::Instant;
 use clap::{Args, Subcommand};
 
 use super::CliError;
+use crate::game::Game;
 use crate::game::checkers::Checkers;
 use crate::game::checkers::egdb::{self, DEFAULT_DIR, Egdb, Material, SliceIndex, verify};
 use crate::game::kalah::Kalah;
-use crate::game::{ExactValue, Game};
-use crate::search::Tablebase;
+use crate::search::{Tablebase, tablebase_line};
 
 #[derive(Args, Debug)]
 pub struct EgdbArgs {
@@ -188,11 +188,11 @@ fn probe(fen: &str, dir: &Path, algebraic: bool) -> Result<(), CliError> {
             at.format_move(mv)
         }
     };
-    println!("value {}", describe(value));
+    println!("value {value}");
     match egdb.best_move(&pos) {
         Some((_, Some(mv))) => {
             println!("bestmove {}", notation(&pos, mv));
-            let line = egdb.line(&pos, 200);
+            let line = tablebase_line(&egdb, &pos, 200);
             if !line.is_empty() {
                 let mut at = pos;
                 let words: Vec<String> = line
@@ -214,15 +214,6 @@ fn probe(fen: &str, dir: &Path, algebraic: bool) -> Result<(), CliError> {
         }
     }
     Ok(())
-}
-
-/// `win in 17 plies` and the like.
-pub fn describe(value: ExactValue) -> String {
-    match value {
-        ExactValue::Draw => "draw".to_string(),
-        ExactValue::Win(d) => format!("win in {d} plies"),
-        ExactValue::Loss(d) => format!("loss in {d} plies"),
-    }
 }
 
 fn check(dir: &Path, pieces: Option<u32>) -> Result<(), CliError> {
@@ -252,9 +243,10 @@ fn check(dir: &Path, pieces: Option<u32>) -> Result<(), CliError> {
             println!(
                 "  {}: stored {}, its moves give {}",
                 m.fen,
-                describe(m.stored),
+                m.stored,
                 m.from_moves
-                    .map_or("a position outside the database".to_string(), describe)
+                    .map_or("a position outside the database".to_string(), |v| v
+                        .to_string())
             );
         }
     }
@@ -314,17 +306,29 @@ fn info(dir: &Path) -> Result<(), CliError> {
     Ok(())
 }
 
+/// The folder used without `--egdb`: `$EVALEARN_EGDB` if set (empty: none), else
+/// [`DEFAULT_DIR`] in the current folder.
+fn default_dir() -> PathBuf {
+    std::env::var_os(DIR_VARIABLE).map_or_else(|| PathBuf::from(DEFAULT_DIR), PathBuf::from)
+}
+
+/// Names the default database folder (tests set it empty to run without one).
+pub const DIR_VARIABLE: &str = "EVALEARN_EGDB";
+
 /// `--egdb DIR` / `--no-egdb`: the endgame database of the playing commands.
 #[derive(Args, Debug, Clone, Default)]
 pub struct EgdbOption {
-    /// Endgame database folder (Brazilian draughts); default: `egdb` when that folder
-    /// exists
+    /// Endgame database folder (Brazilian draughts); default: `$EVALEARN_EGDB`, else
+    /// `egdb` when that folder exists
     #[arg(long, conflicts_with = "no_egdb")]
     pub egdb: Option<PathBuf>,
     /// Play without the endgame database even when the default folder exists
     #[arg(long)]
     pub no_egdb: bool,
 }
+
+/// An endgame database as the searchers of a command share it.
+pub type SharedTablebase<G> = Arc<dyn Tablebase<G>>;
 
 /// A game's endgame database, if it has one.
 pub trait EgdbGame: Game {
@@ -381,16 +385,17 @@ impl EgdbOption {
     }
 
     /// [`EgdbOption::load`] without printing: the lines it would print.
-    pub fn open<G: EgdbGame>(
-        &self,
-    ) -> Result<(Option<Arc<dyn Tablebase<G>>>, Vec<String>), CliError> {
+    pub fn open<G: EgdbGame>(&self) -> Result<(Option<SharedTablebase<G>>, Vec<String>), CliError> {
         if self.no_egdb {
             return Ok((None, Vec::new()));
         }
         let opened = match &self.egdb {
             Some(dir) => G::open_tablebase(dir).map_err(CliError::input)?,
             None => {
-                let dir = PathBuf::from(DEFAULT_DIR);
+                let dir = default_dir();
+                if dir.as_os_str().is_empty() {
+                    return Ok((None, Vec::new()));
+                }
                 match G::open_tablebase(&dir) {
                     Ok(opened) if dir.is_dir() => opened,
                     _ => return Ok((None, Vec::new())),

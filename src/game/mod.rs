@@ -98,8 +98,8 @@ impl ExactValue {
 impl Display for ExactValue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ExactValue::Win(d) => write!(f, "win in {d}"),
-            ExactValue::Loss(d) => write!(f, "loss in {d}"),
+            ExactValue::Win(d) => write!(f, "win in {d} plies"),
+            ExactValue::Loss(d) => write!(f, "loss in {d} plies"),
             ExactValue::Draw => write!(f, "draw"),
         }
     }

@@ -31,6 +31,30 @@ pub trait Tablebase<G: Game>: Send + Sync {
     fn max_pieces(&self) -> u32;
 }
 
+/// The database's line from `pos`: at each position a move keeping its value (the
+/// fastest win, the slowest loss), until the game ends, a draw, a position outside the
+/// database or `max` plies.
+pub fn tablebase_line<G: Game>(tablebase: &dyn Tablebase<G>, pos: &G, max: usize) -> Vec<G::Move> {
+    let mut line = Vec::new();
+    let mut at = *pos;
+    let mut moves = G::Moves::default();
+    while line.len() < max {
+        let Some(here) = tablebase.probe(&at).filter(|&v| v != ExactValue::Draw) else {
+            break;
+        };
+        at.legal_moves(&mut moves);
+        let next = moves.iter().copied().find(|&mv| {
+            tablebase
+                .probe(&at.play(mv))
+                .is_some_and(|after| after.parent() == here)
+        });
+        let Some(mv) = next else { break };
+        line.push(mv);
+        at = at.play(mv);
+    }
+    line
+}
+
 /// The search score of an exact value met `ply` plies from the root: wins nearer the
 /// root score higher, losses lower, as the search's own mates do.
 pub fn exact_score(value: ExactValue, ply: usize) -> i32 {

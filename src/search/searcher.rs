@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::tt::{Bound, TranspositionTable};
 use super::{
     INFINITY, Iteration, Limits, MAX_PLY, NodeCounts, SearchConfig, SearchResult, Tablebase, WIN,
-    WIN_THRESHOLD, exact_score,
+    WIN_THRESHOLD, exact_score, tablebase_line,
 };
 use crate::eval::{EVAL_LIMIT, Evaluator};
 use crate::game::{ExactValue, Game, GameRecord, MoveBuffer};
@@ -253,27 +253,10 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 root_values: Vec::new(),
             });
         }
-        let mut line = vec![scored[0].0];
-        let mut at = root.play(scored[0].0);
-        let mut moves = G::Moves::default();
-        while line.len() < MAX_PLY {
-            let Some(here) = tablebase.probe(&at) else {
-                break;
-            };
-            at.legal_moves(&mut moves);
-            let next = moves.iter().copied().find(|&mv| {
-                tablebase
-                    .probe(&at.play(mv))
-                    .is_some_and(|after| after.parent() == here)
-            });
-            let Some(mv) = next else { break };
-            line.push(mv);
-            at = at.play(mv);
-        }
         Some(RootProbe {
             value,
             best: Some((scored[0].0, exact_score(value, 0))),
-            line,
+            line: tablebase_line(tablebase.as_ref(), root, MAX_PLY),
             root_values: scored
                 .iter()
                 .map(|&(mv, v)| (mv, exact_score(v, 0)))
@@ -507,13 +490,14 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 -(WIN - ply as i32)
             };
         }
+        if depth <= 0 || ply >= MAX_PLY - 1 {
+            // Quiescence probes the tablebase itself.
+            return self.quiesce(pos, ply, alpha, beta);
+        }
         if let Some(tablebase) = &self.tablebase
             && let Some(value) = tablebase.probe(pos)
         {
             return exact_score(value, ply);
-        }
-        if depth <= 0 || ply >= MAX_PLY - 1 {
-            return self.quiesce(pos, ply, alpha, beta);
         }
         // The caller pushed this position's key on the path.
         let key = self.path[self.path.len() - 1];

@@ -27,6 +27,8 @@ fn a_closed_stdout_ends_the_output_without_a_panic() {
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_evalearn"))
+        // Hermetic: no endgame database from the developer's `egdb/` folder.
+        .env("EVALEARN_EGDB", "")
         .args(["perft", "--depth", "3", "--divide"])
         .stdout(writer)
         .output()

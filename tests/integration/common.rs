@@ -19,6 +19,8 @@ pub fn temp_dir(name: &str) -> PathBuf {
 /// Runs the `evalearn` binary with `args` (stdin closed) and returns what it printed.
 pub fn evalearn(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_evalearn"))
+        // Hermetic: no endgame database from the developer's `egdb/` folder.
+        .env("EVALEARN_EGDB", "")
         .args(args)
         .output()
         .expect("run evalearn")
@@ -62,6 +64,8 @@ impl Piped {
     pub fn start(args: &[&str]) -> Piped {
         use std::io::BufRead;
         let mut child = Command::new(env!("CARGO_BIN_EXE_evalearn"))
+            // Hermetic: no endgame database from the developer's `egdb/` folder.
+            .env("EVALEARN_EGDB", "")
             .args(args)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())

@@ -179,8 +179,8 @@ fn solve_naively(roots: &[Checkers]) -> HashMap<Checkers, ExactValue> {
     let mut states: Vec<Checkers> = Vec::new();
     let mut children: Vec<Vec<u32>> = Vec::new();
     for &root in roots {
-        if !ids.contains_key(&root) {
-            ids.insert(root, states.len() as u32);
+        if let std::collections::hash_map::Entry::Vacant(slot) = ids.entry(root) {
+            slot.insert(states.len() as u32);
             states.push(root);
         }
     }

@@ -27,6 +27,8 @@ fn python() -> PathBuf {
 /// returns its last line.
 fn run_script(script: &str, args: &[&str]) -> String {
     let out = Command::new(python())
+        // Hermetic: no endgame database from the developer's `egdb/` folder.
+        .env("EVALEARN_EGDB", "")
         .arg(repo().join("tests/pydraughts").join(script))
         .args(args)
         .current_dir(repo())

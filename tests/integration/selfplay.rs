@@ -106,6 +106,8 @@ fn a_killed_run_leaves_every_finished_game_readable() {
     let dir = temp_dir("kill");
     let out = dir.join("killed.bin");
     let mut child = Command::new(env!("CARGO_BIN_EXE_evalearn"))
+        // Hermetic: no endgame database from the developer's `egdb/` folder.
+        .env("EVALEARN_EGDB", "")
         .args([
             "selfplay", "--eval", "material", "--games", "100000", "--depth", "5",
         ])

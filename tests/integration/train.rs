@@ -186,6 +186,8 @@ fn ctrl_c_keeps_a_checkpoint_and_resume_finishes_the_run() {
     let dir = temp_dir("ctrlc");
     let config = tiny_config(&dir, "samuel", 6, "");
     let mut child = Command::new(env!("CARGO_BIN_EXE_evalearn"))
+        // Hermetic: no endgame database from the developer's `egdb/` folder.
+        .env("EVALEARN_EGDB", "")
         .args(["train", "--config", config.to_str().unwrap()])
         .stdout(Stdio::null())
         .stderr(Stdio::null())

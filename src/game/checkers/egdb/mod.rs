@@ -154,7 +154,7 @@ impl Egdb {
             // A piece count with no file at all is where the database ends; one with
             // some files is a partial build, and its missing files are worth naming.
             if missing.len() < slices.len() {
-                problems.extend(missing.drain(..));
+                problems.append(&mut missing);
             }
             complete &= missing.is_empty() && !damaged;
             if complete {
@@ -256,22 +256,6 @@ impl Egdb {
         let stored = self.probe(pos)?;
         let (value, mv) = self.from_moves(pos)?;
         (value == stored).then_some((value, mv))
-    }
-
-    /// The database line from `pos`: best moves until the game ends or `max` plies.
-    pub fn line(&self, pos: &Checkers, max: usize) -> Vec<Move> {
-        let mut line = Vec::new();
-        let mut at = *pos;
-        while line.len() < max {
-            match self.best_move(&at) {
-                Some((ExactValue::Draw, _)) | None | Some((_, None)) => break,
-                Some((_, Some(mv))) => {
-                    line.push(mv);
-                    at = at.play(mv);
-                }
-            }
-        }
-        line
     }
 }
 
