@@ -40,19 +40,20 @@ pub fn play_engine_game<G: Game>(
     mut search: impl FnMut(&GameRecord<G>, bool) -> SearchResult<G>,
 ) -> DatasetGame<G> {
     let Ok(game) = try_play_engine_game(index, opening, rules, rng, |r, e| {
-        Ok::<_, std::convert::Infallible>(search(r, e))
+        Ok::<_, std::convert::Infallible>(Some(search(r, e)))
     });
     game
 }
 
 /// [`play_engine_game`] with players that may fail (an external engine that dies or
-/// plays an illegal move): the first error ends the game.
+/// plays an illegal move): the first error ends the game. `Ok(None)` from `search`: the
+/// side to move ran out of time and loses.
 pub fn try_play_engine_game<G: Game, E>(
     index: u64,
     opening: G,
     rules: GameRules<'_, G>,
     rng: &mut Rng,
-    mut search: impl FnMut(&GameRecord<G>, bool) -> Result<SearchResult<G>, E>,
+    mut search: impl FnMut(&GameRecord<G>, bool) -> Result<Option<SearchResult<G>>, E>,
 ) -> Result<DatasetGame<G>, E> {
     let GameRules {
         ply_cap,
@@ -88,7 +89,11 @@ pub fn try_play_engine_game<G: Game, E>(
             return Ok(game);
         }
         let explore = exploration.filter(|e| (record.ply() as u32) < e.plies);
-        let result = search(&record, explore.is_some())?;
+        let Some(result) = search(&record, explore.is_some())? else {
+            game.outcome = Outcome::Win(pos.side_to_move().opponent());
+            game.reason = EndReason::TimeForfeit;
+            return Ok(game);
+        };
         let best = result.best_move.expect("an ongoing game has a legal move");
         let mv = match explore {
             Some(e) => softmax_choice(&result, e.temperature, rng).unwrap_or(best),

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use super::engine_game::{GameRules, try_play_engine_game};
 use super::players::{Contender, Player};
@@ -13,7 +14,8 @@ use super::workers::run_workers;
 use crate::game::{Game, Side};
 use crate::io::dataset::DatasetGame;
 use crate::rng;
-use crate::search::Limits;
+use crate::search::time::Clock;
+use crate::search::{Limits, SearchResult};
 
 /// How a match is played.
 #[derive(Clone, Debug)]
@@ -30,7 +32,75 @@ pub struct MatchConfig {
     pub seed: u64,
     /// Stop as soon as the test decides.
     pub sprt: Option<SprtParams>,
+    /// A game clock for each engine (in addition to `limits_a`/`limits_b`): a side that
+    /// oversteps it loses the game.
+    pub clock: Option<TimeControl>,
 }
+
+/// A Fischer clock: `base` at the start, `increment` added as each move starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeControl {
+    pub base: Duration,
+    pub increment: Duration,
+}
+
+impl TimeControl {
+    /// Reads `BASE+INC` or `BASE` in seconds, e.g. `10+0.1`.
+    pub fn parse(text: &str) -> Result<TimeControl, String> {
+        let seconds = |part: &str| -> Result<Duration, String> {
+            part.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|s| s.is_finite() && (0.0..=MAX_CLOCK_SECONDS).contains(s))
+                .map(Duration::from_secs_f64)
+                .ok_or_else(|| {
+                    format!(
+                        "clock '{text}': expected BASE+INC in seconds (each 0..{MAX_CLOCK_SECONDS}), e.g. 10+0.1"
+                    )
+                })
+        };
+        let (base, increment) = text.split_once('+').unwrap_or((text, "0"));
+        let control = TimeControl {
+            base: seconds(base)?,
+            increment: seconds(increment)?,
+        };
+        if control.base.is_zero() && control.increment.is_zero() {
+            return Err(format!("clock '{text}': no time at all"));
+        }
+        Ok(control)
+    }
+
+    /// Plays one move of the side whose clock shows `left`: the increment is added, the
+    /// player thinks on [`Limits::clock`], the time spent is taken off. `None`: the move
+    /// took longer than the clock had.
+    fn timed_move<G: Game>(
+        &self,
+        left: &mut Duration,
+        limits: &Limits,
+        think: impl FnOnce(&Limits) -> Result<SearchResult<G>, String>,
+    ) -> Result<Option<SearchResult<G>>, String> {
+        *left += self.increment;
+        let limits = Limits {
+            clock: Some(Clock {
+                left: *left,
+                increment: self.increment,
+                moves_to_go: None,
+            }),
+            ..limits.clone()
+        };
+        let started = Instant::now();
+        let result = think(&limits)?;
+        let spent = started.elapsed();
+        if spent > *left {
+            return Ok(None);
+        }
+        *left -= spent;
+        Ok(Some(result))
+    }
+}
+
+/// Longest clock accepted, in seconds (a day).
+const MAX_CLOCK_SECONDS: f64 = 86_400.0;
 
 /// One pair of games: `games[0]` with A as White, `games[1]` with A as Black.
 #[derive(Clone, Debug)]
@@ -89,6 +159,7 @@ pub fn run_match<G: Game, A: Contender<G>, B: Contender<G>>(
                 player_a.start_game(index)?;
                 player_b.start_game(index)?;
                 let mut rng = rng::stream(config.seed, index);
+                let mut clocks = config.clock.map(|c| (c.base, c.base));
                 try_play_engine_game(
                     index,
                     opening,
@@ -99,10 +170,21 @@ pub fn run_match<G: Game, A: Contender<G>, B: Contender<G>>(
                     },
                     &mut rng,
                     |record, _| {
-                        if record.position().side_to_move() == a_side {
-                            player_a.think(record, &config.limits_a)
-                        } else {
-                            player_b.think(record, &config.limits_b)
+                        let a_moves = record.position().side_to_move() == a_side;
+                        match (config.clock, &mut clocks) {
+                            (Some(control), Some((left_a, left_b))) => {
+                                if a_moves {
+                                    control.timed_move(left_a, &config.limits_a, |limits| {
+                                        player_a.think(record, limits)
+                                    })
+                                } else {
+                                    control.timed_move(left_b, &config.limits_b, |limits| {
+                                        player_b.think(record, limits)
+                                    })
+                                }
+                            }
+                            _ if a_moves => player_a.think(record, &config.limits_a).map(Some),
+                            _ => player_b.think(record, &config.limits_b).map(Some),
                         }
                     },
                 )
@@ -152,5 +234,64 @@ pub fn run_match<G: Game, A: Contender<G>, B: Contender<G>>(
     match failure {
         Some(e) => Err(e),
         None => Ok(outcome),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::checkers::Checkers;
+
+    #[test]
+    fn time_controls_read_base_and_increment() {
+        let tc = |b: u64, i: u64| TimeControl {
+            base: Duration::from_millis(b),
+            increment: Duration::from_millis(i),
+        };
+        assert_eq!(TimeControl::parse("10+0.1"), Ok(tc(10_000, 100)));
+        assert_eq!(TimeControl::parse("2.5"), Ok(tc(2_500, 0)));
+        assert_eq!(TimeControl::parse("0+0.05"), Ok(tc(0, 50)));
+        for bad in [
+            "", "+", "x+1", "1+y", "-1+0", "1+-1", "0+0", "1e9", "nan+1", "1+2+3",
+        ] {
+            assert!(TimeControl::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_move_is_charged_to_its_clock_and_overstepping_it_loses() {
+        let control = TimeControl {
+            base: Duration::from_millis(5),
+            increment: Duration::from_millis(1),
+        };
+        let searched = |limits: &Limits| {
+            let clock = limits.clock.expect("the player sees its clock");
+            assert_eq!(clock.increment, control.increment);
+            Ok(SearchResult::<Checkers> {
+                best_move: None,
+                score: 0,
+                depth: 0,
+                pv: Vec::new(),
+                nodes: Default::default(),
+                elapsed: Duration::ZERO,
+                stopped: false,
+                root_values: Vec::new(),
+                exact: None,
+            })
+        };
+        // The increment comes first; a move never takes more than the clock had.
+        let mut left = Duration::from_secs(10);
+        let result = control.timed_move(&mut left, &Limits::default(), searched);
+        assert!(result.unwrap().is_some());
+        assert!(left <= Duration::from_millis(10_001));
+        assert!(left > Duration::from_secs(9));
+        // A move slower than the whole clock loses.
+        let mut left = control.base;
+        let slow = |limits: &Limits| {
+            std::thread::sleep(Duration::from_millis(50));
+            searched(limits)
+        };
+        let result = control.timed_move(&mut left, &Limits::default(), slow);
+        assert!(result.unwrap().is_none());
     }
 }

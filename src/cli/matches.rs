@@ -13,12 +13,12 @@ use super::args::{
 use super::book::read_book;
 use super::egdb::EgdbOption;
 use super::{CliError, CliGame};
-use crate::arena::matches::{MatchConfig, MatchOutcome, PairResult, run_match};
+use crate::arena::matches::{MatchConfig, MatchOutcome, PairResult, TimeControl, run_match};
 use crate::arena::players::{Contender, Engine, Player};
 use crate::arena::stats::SprtParams;
 use crate::book::player::BookContender;
 use crate::eval::spec::{AnyEvaluator, EvalSpec};
-use crate::game::{GameSpec, SavedGame, Side, player_tag};
+use crate::game::{EndReason, GameSpec, Outcome, SavedGame, Side, player_tag};
 use crate::search::{Limits, MAX_PLY, Tablebase};
 use crate::with_game;
 
@@ -64,6 +64,11 @@ pub struct MatchArgs {
     /// Milliseconds per move for B
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     b_movetime: Option<u64>,
+    /// A game clock for each engine, BASE+INC in seconds (e.g. 10+0.1: 10 s for the
+    /// game, 0.1 s added each move); a side that oversteps it loses. Time saved (by a
+    /// book move, say) is there for later moves
+    #[arg(long, value_parser = TimeControl::parse)]
+    clock: Option<TimeControl>,
     #[command(flatten)]
     openings: OpeningArgs,
     #[command(flatten)]
@@ -114,21 +119,23 @@ pub struct MatchArgs {
 const A_BOOK_STREAM: u64 = 0x626F_6F6B_2D61;
 const B_BOOK_STREAM: u64 = 0x626F_6F6B_2D62;
 
-/// One side's limits: its own flags if any, else the common ones.
+/// One side's limits: its own flags if any, else the common ones; none is needed with
+/// a game clock.
 fn side_limits(
     side: &str,
     own: (Option<u32>, Option<u64>, Option<u64>),
     common: (Option<u32>, Option<u64>, Option<u64>),
+    clock: bool,
 ) -> Result<Limits, CliError> {
     let (depth, nodes, movetime) = if own != (None, None, None) {
         own
     } else {
         common
     };
-    if (depth, nodes, movetime) == (None, None, None) {
+    if (depth, nodes, movetime) == (None, None, None) && !clock {
         return Err(CliError::input(format!(
-            "engine {side} has no search limit: give --depth, --nodes or --movetime \
-             (or --{side}-depth, --{side}-nodes, --{side}-movetime)"
+            "engine {side} has no search limit: give --depth, --nodes, --movetime or \
+             --clock (or --{side}-depth, --{side}-nodes, --{side}-movetime)"
         )));
     }
     Ok(Limits {
@@ -247,8 +254,19 @@ fn run_match_of<G: CliGame>(
         None => None,
     };
     let common = (args.depth, args.nodes, args.movetime);
-    let limits_a = side_limits("a", (args.a_depth, args.a_nodes, args.a_movetime), common)?;
-    let limits_b = side_limits("b", (args.b_depth, args.b_nodes, args.b_movetime), common)?;
+    let clock = args.clock.is_some();
+    let limits_a = side_limits(
+        "a",
+        (args.a_depth, args.a_nodes, args.a_movetime),
+        common,
+        clock,
+    )?;
+    let limits_b = side_limits(
+        "b",
+        (args.b_depth, args.b_nodes, args.b_movetime),
+        common,
+        clock,
+    )?;
     let tablebase = args.egdb.load::<G>()?;
     let for_side = |side: EgdbSides| {
         (args.egdb_for == EgdbSides::Both || args.egdb_for == side)
@@ -293,6 +311,7 @@ fn run_match_of<G: CliGame>(
         tt_mib: args.tt_mb as usize,
         seed: args.seed,
         sprt,
+        clock: args.clock,
     };
     let bar = progress_bar(pairs, "[{bar:30}] {pos}/{len} pairs, eta {eta}  {msg}");
     let outcome = run_match(&side_a, &side_b, &openings, &config, |_, tally| {
@@ -313,15 +332,20 @@ fn run_match_of<G: CliGame>(
         path.as_ref()
             .map_or(String::new(), |p| format!(", book {}", p.display()))
     };
+    let limit = |limits: &Limits| match (config.clock, limits) {
+        (Some(c), l) if (l.depth, l.nodes, l.movetime) == (None, None, None) => describe_clock(c),
+        (Some(c), l) => format!("{}, {}", describe_clock(c), LimitArgs::describe(l)),
+        (None, l) => LimitArgs::describe(l),
+    };
     let names = (
         format!(
             "A: {spec_a} ({}{})",
-            LimitArgs::describe(&config.limits_a),
+            limit(&config.limits_a),
             with_book(&args.a_book)
         ),
         format!(
             "B: {spec_b} ({}{})",
-            LimitArgs::describe(&config.limits_b),
+            limit(&config.limits_b),
             with_book(&args.b_book)
         ),
     );
@@ -344,6 +368,31 @@ fn run_match_of<G: CliGame>(
             .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
     }
     Ok(())
+}
+
+fn describe_clock(control: TimeControl) -> String {
+    format!(
+        "clock {}+{} s",
+        control.base.as_secs_f64(),
+        control.increment.as_secs_f64()
+    )
+}
+
+/// Games A and B lost on time.
+fn time_forfeits<G: CliGame>(outcome: &MatchOutcome<G>) -> (usize, usize) {
+    let mut lost = (0, 0);
+    for pair in &outcome.pairs {
+        for (g, game) in pair.games.iter().enumerate() {
+            if game.reason == EndReason::TimeForfeit {
+                let a_side = if g == 0 { Side::First } else { Side::Second };
+                match game.outcome {
+                    Outcome::Win(winner) if winner == a_side => lost.1 += 1,
+                    _ => lost.0 += 1,
+                }
+            }
+        }
+    }
+    lost
 }
 
 fn print_report<G: CliGame>(
@@ -371,6 +420,10 @@ fn print_report<G: CliGame>(
         e.elo, e.elo_low, e.elo_high
     );
     println!("LOS          {:.1}%", 100.0 * e.los);
+    if config.clock.is_some() {
+        let (a, b) = time_forfeits(outcome);
+        println!("lost on time A {a}, B {b}");
+    }
     println!("draw ratio   {:.1}%", 100.0 * e.draw_ratio.unwrap_or(0.0));
     println!(
         "pentanomial  {:?} (pairs in which A scored 0, ½, 1, 1½, 2 points)",
@@ -419,6 +472,10 @@ fn report_json<G: CliGame>(
         "draw_ratio": e.draw_ratio,
         "pentanomial": outcome.tally.pentanomial.counts,
     });
+    if config.clock.is_some() {
+        let (a, b) = time_forfeits(outcome);
+        json["lost_on_time"] = serde_json::json!({ "a": a, "b": b });
+    }
     if let (Some(result), Some(params)) = (&outcome.sprt, &config.sprt) {
         json["sprt"] = serde_json::json!({
             "elo0": params.elo0(),

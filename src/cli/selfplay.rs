@@ -267,16 +267,10 @@ fn dataset_of<G: CliGame>(
                 eprintln!("warning: {warning}");
             }
             let mut tally = Tally::default();
-            let mut reasons = [0u64; 5];
+            let mut reasons = [0u64; EndReason::ALL.len()];
             for game in &data.games {
                 tally.add(game);
-                reasons[match game.reason {
-                    EndReason::NoMoves => 0,
-                    EndReason::Repetition => 1,
-                    EndReason::QuietMoveRule => 2,
-                    EndReason::PlyCap => 3,
-                    EndReason::Adjudicated => 4,
-                }] += 1;
+                reasons[game.reason.code() as usize] += 1;
             }
             let lengths: Vec<usize> = data.games.iter().map(DatasetGame::len).collect();
             println!("dataset {} ({} games)", path.display(), data.game);
@@ -296,10 +290,12 @@ fn dataset_of<G: CliGame>(
                 G::side_name(Side::Second),
                 tally.second_wins
             );
-            println!(
-                "endings      no moves {}, repetition {}, 20-move rule {}, ply cap {}, adjudicated {}",
-                reasons[0], reasons[1], reasons[2], reasons[3], reasons[4]
-            );
+            let endings: Vec<String> = EndReason::ALL
+                .iter()
+                .zip(reasons)
+                .map(|(reason, n)| format!("{} {n}", reason.label()))
+                .collect();
+            println!("endings      {}", endings.join(", "));
             Ok(())
         }
         DatasetCommand::Merge { out, inputs } => {

@@ -1,12 +1,15 @@
 //! `evalearn treestats`: the thesis experiment of table 6.2.
 
 use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
 use std::path::PathBuf;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::CliError;
+use super::egdb::SharedTablebase;
+use crate::game::checkers::Checkers;
 use crate::search::SearchConfig;
 use crate::search::treestats::{self, Cell, thesis_figure};
 
@@ -38,9 +41,31 @@ pub struct TreeStatsArgs {
     /// Worker threads (default: all cores); the results do not depend on it
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
     threads: Option<u64>,
+    /// Endgame positions instead of the thesis's: random games stopped at their first
+    /// position with MIN..MAX pieces, at most one piece apart (e.g. 6-8)
+    #[arg(long, value_parser = parse_piece_range)]
+    pieces: Option<RangeInclusive<u32>>,
+    /// Also measure each algorithm probing this endgame database (rows `ALGO+egdb`)
+    #[arg(long)]
+    egdb: Option<PathBuf>,
     /// Also write the table as JSON {algo: {depth: mean main-search nodes}}
     #[arg(long)]
     json: Option<PathBuf>,
+}
+
+/// Most pieces of a `--pieces` range (the start position has 24).
+const MAX_RANGE_PIECES: u32 = 24;
+
+fn parse_piece_range(text: &str) -> Result<RangeInclusive<u32>, String> {
+    let bad =
+        || format!("expected MIN-MAX pieces with 2 <= MIN <= MAX <= {MAX_RANGE_PIECES}, e.g. 6-8");
+    let (low, high) = text.split_once('-').unwrap_or((text, text));
+    let low: u32 = low.trim().parse().map_err(|_| bad())?;
+    let high: u32 = high.trim().parse().map_err(|_| bad())?;
+    if !(2 <= low && low <= high && high <= MAX_RANGE_PIECES) {
+        return Err(bad());
+    }
+    Ok(low..=high)
 }
 
 fn with_commas(x: f64) -> String {
@@ -75,6 +100,31 @@ pub fn treestats(args: TreeStatsArgs) -> Result<(), CliError> {
         }
         list
     };
+    let tablebase: Option<SharedTablebase<Checkers>> = match &args.egdb {
+        Some(dir) => {
+            let option = super::egdb::EgdbOption {
+                egdb: Some(dir.clone()),
+                no_egdb: false,
+            };
+            Some(option.load::<Checkers>()?.ok_or_else(|| {
+                CliError::input(format!(
+                    "--egdb {}: no usable database slice",
+                    dir.display()
+                ))
+            })?)
+        }
+        None => None,
+    };
+    // Each algorithm, then (with --egdb) the same probing the database.
+    let rows: Vec<(String, SearchConfig, Option<&SharedTablebase<Checkers>>)> = algos
+        .iter()
+        .flat_map(|(name, config)| {
+            let with = tablebase
+                .as_ref()
+                .map(|tb| (format!("{name}+egdb"), *config, Some(tb)));
+            std::iter::once((name.clone(), *config, None)).chain(with)
+        })
+        .collect();
     let mut depths = args.depths.clone();
     depths.sort_unstable();
     depths.dedup();
@@ -83,15 +133,20 @@ pub fn treestats(args: TreeStatsArgs) -> Result<(), CliError> {
         .build()
         .map_err(|e| CliError::failure(format!("cannot start worker threads: {e}")))?;
 
-    let positions = treestats::random_positions(args.positions as usize, args.seed);
+    let positions = match &args.pieces {
+        Some(range) => {
+            treestats::random_endgame_positions(args.positions as usize, args.seed, range.clone())
+        }
+        None => treestats::random_positions(args.positions as usize, args.seed),
+    };
     let slow = |config: &SearchConfig, depth: u32| !config.transposition_table && depth >= 12;
     let used = |config: &SearchConfig, depth: u32| match args.slow_positions {
         Some(n) if slow(config, depth) => (n as usize).min(positions.len()),
         _ => positions.len(),
     };
-    let work: u64 = algos
+    let work: u64 = rows
         .iter()
-        .flat_map(|(_, c)| depths.iter().map(move |&d| (c, d)))
+        .flat_map(|(_, c, _)| depths.iter().map(move |&d| (c, d)))
         .map(|(c, d)| used(c, d) as u64)
         .sum();
     let bar = ProgressBar::new(work).with_style(
@@ -102,20 +157,35 @@ pub fn treestats(args: TreeStatsArgs) -> Result<(), CliError> {
         .progress_chars("=> "),
     );
     let mut table: BTreeMap<(usize, u32), Cell> = BTreeMap::new();
-    for (a, (name, config)) in algos.iter().enumerate() {
+    for (a, (name, config, tablebase)) in rows.iter().enumerate() {
         for &depth in &depths {
             bar.set_message(format!("{name} depth {depth}"));
             let subset = &positions[..used(config, depth)];
             let cell = pool.install(|| {
-                treestats::measure(subset, *config, depth, args.tt_mb as usize, &|| bar.inc(1))
+                treestats::measure(
+                    subset,
+                    *config,
+                    depth,
+                    args.tt_mb as usize,
+                    *tablebase,
+                    &|| bar.inc(1),
+                )
             });
             table.insert((a, depth), cell);
         }
     }
     bar.finish_and_clear();
 
+    let source = match &args.pieces {
+        Some(range) => format!(
+            "first positions of random games with {}..{} pieces, at most one apart",
+            range.start(),
+            range.end()
+        ),
+        None => "6..40 random plies".to_string(),
+    };
     println!(
-        "treestats: {} random positions (6..40 random plies, seed {}), material evaluation, \
+        "treestats: {} random positions ({source}, seed {}), material evaluation, \
          quiescence on, {} MiB table",
         positions.len(),
         args.seed,
@@ -129,18 +199,21 @@ pub fn treestats(args: TreeStatsArgs) -> Result<(), CliError> {
         ("mean nodes per position, main search + quiescence", false),
     ] {
         println!("\n{title}");
-        let mut header = format!("{:<12}", "algorithm");
+        let mut header = format!("{:<16}", "algorithm");
         for d in &depths {
             header.push_str(&format!(" {:>30}", format!("depth {d}")));
         }
         println!("{header}");
-        for (a, (name, _)) in algos.iter().enumerate() {
-            let mut line = format!("{name:<12}");
+        for (a, (name, _, _)) in rows.iter().enumerate() {
+            let mut line = format!("{name:<16}");
             for &d in &depths {
                 let cell = table[&(a, d)];
                 let value = if main { cell.main } else { cell.total };
                 let mut text = with_commas(value);
-                if main && let Some(thesis) = thesis_figure(name, d) {
+                if main
+                    && args.pieces.is_none()
+                    && let Some(thesis) = thesis_figure(name, d)
+                {
                     text.push_str(&format!(" [{}]", with_commas(thesis as f64)));
                 }
                 if cell.positions != positions.len() {
@@ -158,7 +231,7 @@ pub fn treestats(args: TreeStatsArgs) -> Result<(), CliError> {
                 .map(|t| format!("depth {d}: {}", with_commas(t as f64 * 0.75)))
         })
         .collect();
-    if !target.is_empty() {
+    if !target.is_empty() && args.pieces.is_none() {
         println!(
             "\n75% of the thesis's PVS + AspWin + TT (the full search's target): {}",
             target.join(", ")
@@ -167,7 +240,7 @@ pub fn treestats(args: TreeStatsArgs) -> Result<(), CliError> {
 
     if let Some(path) = &args.json {
         let mut json = serde_json::Map::new();
-        for (a, (name, _)) in algos.iter().enumerate() {
+        for (a, (name, _, _)) in rows.iter().enumerate() {
             let mut row = serde_json::Map::new();
             for &d in &depths {
                 row.insert(d.to_string(), serde_json::json!(table[&(a, d)].main));

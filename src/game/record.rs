@@ -17,6 +17,44 @@ pub enum EndReason {
     PlyCap,
     /// Stopped on entering an endgame database, with the database's result.
     Adjudicated,
+    /// The side to move ran out of time on its game clock and lost.
+    TimeForfeit,
+}
+
+impl EndReason {
+    /// Every reason, in the order of their codes.
+    pub const ALL: [EndReason; 6] = [
+        EndReason::NoMoves,
+        EndReason::Repetition,
+        EndReason::QuietMoveRule,
+        EndReason::PlyCap,
+        EndReason::Adjudicated,
+        EndReason::TimeForfeit,
+    ];
+
+    /// The reason's number in dataset files.
+    pub fn code(self) -> u8 {
+        Self::ALL
+            .iter()
+            .position(|&r| r == self)
+            .expect("ALL lists every reason") as u8
+    }
+
+    pub fn from_code(code: u8) -> Option<EndReason> {
+        Self::ALL.get(code as usize).copied()
+    }
+
+    /// A few words for reports.
+    pub fn label(self) -> &'static str {
+        match self {
+            EndReason::NoMoves => "no moves",
+            EndReason::Repetition => "repetition",
+            EndReason::QuietMoveRule => "20-move rule",
+            EndReason::PlyCap => "ply cap",
+            EndReason::Adjudicated => "adjudicated",
+            EndReason::TimeForfeit => "time forfeit",
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]

@@ -184,6 +184,16 @@ impl HubClient {
             args.push(format!("move-time={}", t.as_secs_f64()));
             timeout = 10 * t + Duration::from_secs(30);
         }
+        if let Some(clock) = limits.clock {
+            // The Hub's `time` leaves out this move's increment, which it adds first.
+            let time = clock.left.saturating_sub(clock.increment);
+            args.push(format!("time={}", time.as_secs_f64()));
+            args.push(format!("inc={}", clock.increment.as_secs_f64()));
+            if let Some(moves) = clock.moves_to_go {
+                args.push(format!("moves={moves}"));
+            }
+            timeout = clock.left + Duration::from_secs(30);
+        }
         if args.is_empty() {
             return Err("a hub engine needs a depth, node or time limit".to_string());
         }
@@ -361,5 +371,14 @@ mod tests {
         assert_eq!(line, "level move-time=0.25");
         assert_eq!(timeout, Duration::from_millis(32_500));
         assert!(HubClient::level(&Limits::default()).is_err());
+        let clock = Limits {
+            clock: Some(crate::search::time::Clock {
+                left: Duration::from_millis(10_500),
+                increment: Duration::from_millis(500),
+                moves_to_go: None,
+            }),
+            ..Limits::default()
+        };
+        assert_eq!(HubClient::level(&clock).unwrap().0, "level time=10 inc=0.5");
     }
 }

@@ -2,27 +2,17 @@
 //!
 //! Hub times are seconds (real numbers). With a clock, `time` is what is left before
 //! this move and `inc` is added first (Scan's convention, which pydraughts follows by
-//! sending `time − inc`). The budget has two marks:
-//! - *soft*: no new iteration starts after half of it (the next one would take longer
-//!   than what is left of it) — this is where most moves end;
-//! - *hard*: the search is stopped, whatever it is doing.
-//!
-//! The soft budget is the time left over the moves still to play (`moves`, or 25 when
-//! the clock has no move count) plus three quarters of the increment; the hard one three
-//! times that, but never more than three quarters of the clock (nine tenths on the last
-//! move of a period). A move overhead (pipe and client latency) comes off every clock
-//! budget, and off a fixed move time down to half of it.
+//! sending `time − inc`). A clock's budget is [`crate::search::time`]'s (shared with
+//! `match --clock`); a fixed move time loses the move overhead down to half of it.
 
 use std::time::Duration;
 
 use super::protocol::{Line, whole_number};
+pub use crate::search::time::Budget;
+use crate::search::time::{Clock, MIN_BUDGET};
 
-/// Moves assumed still to play when the clock does not say.
-const MOVES_TO_GO: f64 = 25.0;
 /// Longest time read, in seconds (a year): larger values are refused, not overflowed.
 const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
-/// Least time any search gets.
-const MIN_BUDGET: Duration = Duration::from_millis(1);
 
 /// How a search is limited, as the last `level` command said.
 #[derive(Clone, Debug, PartialEq)]
@@ -137,13 +127,12 @@ impl Level {
 
     /// The time marks of a move searched at this level with `overhead` of latency.
     pub fn budget(&self, overhead: Duration) -> Budget {
-        let overhead = overhead.as_secs_f64();
-        let from_secs = |s: f64| Duration::from_secs_f64(s.max(0.0)).max(MIN_BUDGET);
         match *self {
             Level::Fixed { move_time, .. } => match move_time {
                 // No clock to lose on: the overhead takes at most half the move time.
                 Some(t) => {
-                    let t = from_secs((t - overhead).max(t / 2.0));
+                    let t = Duration::from_secs_f64((t - overhead.as_secs_f64()).max(t / 2.0))
+                        .max(MIN_BUDGET);
                     Budget {
                         soft: Some(t),
                         hard: Some(t),
@@ -151,18 +140,12 @@ impl Level {
                 }
                 None => Budget::default(),
             },
-            Level::Clock { time, inc, moves } => {
-                let available = (time + inc - overhead).max(0.0);
-                let to_go = moves.map_or(MOVES_TO_GO, f64::from);
-                let last = moves == Some(1);
-                let soft = (time.max(0.0) / to_go + 0.75 * inc)
-                    .min(available * if last { 0.8 } else { 0.5 });
-                let hard = (3.0 * soft).min(available * if last { 0.9 } else { 0.75 });
-                Budget {
-                    soft: Some(from_secs(soft)),
-                    hard: Some(from_secs(hard.max(soft))),
-                }
+            Level::Clock { time, inc, moves } => Clock {
+                left: Duration::from_secs_f64(time.max(0.0) + inc),
+                increment: Duration::from_secs_f64(inc),
+                moves_to_go: moves,
             }
+            .budget(overhead),
         }
     }
 
@@ -173,15 +156,6 @@ impl Level {
             Level::Clock { .. } => (None, None),
         }
     }
-}
-
-/// How long one move may take; `None`: no limit of that kind.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Budget {
-    /// After half of this, no new iteration starts.
-    pub soft: Option<Duration>,
-    /// The search stops here.
-    pub hard: Option<Duration>,
 }
 
 #[cfg(test)]

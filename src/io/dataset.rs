@@ -100,13 +100,7 @@ impl<G: Game> DatasetGame<G> {
                 Outcome::Win(Side::Second) => -1,
                 Outcome::Draw => 0,
             },
-            end: match self.reason {
-                EndReason::NoMoves => 0,
-                EndReason::Repetition => 1,
-                EndReason::QuietMoveRule => 2,
-                EndReason::PlyCap => 3,
-                EndReason::Adjudicated => 4,
-            },
+            end: self.reason.code(),
         }
     }
 
@@ -126,14 +120,13 @@ impl<G: Game> DatasetGame<G> {
                 0 => Outcome::Draw,
                 other => return Err(format!("result {other} is not 1, 0 or -1")),
             },
-            reason: match frame.end {
-                0 => EndReason::NoMoves,
-                1 => EndReason::Repetition,
-                2 => EndReason::QuietMoveRule,
-                3 => EndReason::PlyCap,
-                4 => EndReason::Adjudicated,
-                other => return Err(format!("end reason {other} is not 0..4")),
-            },
+            reason: EndReason::from_code(frame.end).ok_or_else(|| {
+                format!(
+                    "end reason {} is not 0..{}",
+                    frame.end,
+                    EndReason::ALL.len() - 1
+                )
+            })?,
         };
         for (i, ply) in frame.plies.iter().enumerate() {
             let pos = game.positions[i];

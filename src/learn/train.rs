@@ -403,6 +403,7 @@ pub fn train<G: EvalGame>(
                 tt_mib: selfplay.tt_mb,
                 seed: config.seed ^ EVALUATION_SEED,
                 sprt: None,
+                clock: None,
             };
             let outcome = run_match(
                 &Engine::new(model.evaluator(), options.tablebase.clone()),

@@ -18,6 +18,7 @@
 
 pub mod bench;
 mod searcher;
+pub mod time;
 pub mod treestats;
 pub mod tt;
 
@@ -225,6 +226,9 @@ pub struct Limits {
     pub nodes: Option<u64>,
     /// Wall-clock time for the whole search.
     pub movetime: Option<Duration>,
+    /// A game clock: the search spends what [`time::Clock::budget`] allows (with a
+    /// movetime too, the earlier deadline stops it).
+    pub clock: Option<time::Clock>,
     /// Raised by another thread to stop the search.
     pub stop: Option<Arc<AtomicBool>>,
     /// Search every root move with a full window, so that all of

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::tt::{Bound, TranspositionTable};
 use super::{
@@ -50,6 +50,8 @@ pub struct Searcher<G: Game, E: Evaluator<G>> {
     nodes: NodeCounts,
     node_limit: u64,
     deadline: Option<Instant>,
+    /// No new iteration starts after this (a clock's soft budget).
+    iteration_mark: Option<Instant>,
     stop_flag: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     stopped: bool,
     /// Search every root move with a full window (see [`Limits::exact_root_values`]).
@@ -88,6 +90,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             nodes: NodeCounts::default(),
             node_limit: u64::MAX,
             deadline: None,
+            iteration_mark: None,
             stop_flag: None,
             stopped: false,
             exact_root_values: false,
@@ -217,6 +220,13 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             if result.score.abs() >= WIN_THRESHOLD && (WIN - result.score.abs()) as u32 <= depth {
                 break;
             }
+            if self
+                .iteration_mark
+                .is_some_and(|mark| Instant::now() >= mark)
+            {
+                result.stopped = true;
+                break;
+            }
         }
         result.nodes = self.nodes;
         result.elapsed = started.elapsed();
@@ -286,7 +296,15 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         self.history.fill(0);
         self.nodes = NodeCounts::default();
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
-        self.deadline = limits.movetime.map(|t| started + t);
+        let budget = limits.clock.map(|c| c.budget(Duration::ZERO));
+        let hard = budget.and_then(|b| b.hard).map(|t| started + t);
+        self.deadline = limits
+            .movetime
+            .map(|t| started + t)
+            .into_iter()
+            .chain(hard)
+            .min();
+        self.iteration_mark = budget.and_then(|b| b.soft).map(|t| started + t / 2);
         self.stop_flag = limits.stop.clone();
         self.stopped = false;
         self.exact_root_values = limits.exact_root_values;

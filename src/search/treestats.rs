@@ -4,12 +4,15 @@
 //! (quiescence is part of the evaluation there, its nodes are not counted) and also in
 //! total.
 
+use std::ops::RangeInclusive;
+use std::sync::Arc;
+
 use rayon::prelude::*;
 
-use super::{Limits, NodeCounts, SearchConfig, Searcher};
+use super::{Limits, NodeCounts, SearchConfig, Searcher, Tablebase};
 use crate::eval::Material;
 use crate::game::checkers::Checkers;
-use crate::game::{Game, MoveList, random_plies};
+use crate::game::{Game, MoveList, Side, random_plies};
 use crate::rng;
 
 /// Depths of the thesis table.
@@ -60,6 +63,50 @@ pub fn random_positions(count: usize, seed: u64) -> Vec<Checkers> {
         .collect()
 }
 
+/// Random plies after which an endgame position is given up on (games of random moves
+/// reach few pieces long before).
+const ENDGAME_PLY_LIMIT: u32 = 400;
+
+/// `count` random positions with a piece count in `pieces` and at most one piece more on
+/// either side (a random game drifts to lopsided material; real endings are closer).
+/// Position `i` is the first position of a uniformly random game (stream `i`, then the
+/// next ones) whose piece count is in range; if that game skips the range or the material
+/// is lopsided there, the next stream is tried.
+pub fn random_endgame_positions(
+    count: usize,
+    seed: u64,
+    pieces: RangeInclusive<u32>,
+) -> Vec<Checkers> {
+    let mut moves = MoveList::new();
+    (0..count)
+        .map(|i| {
+            (0u64..)
+                .find_map(|attempt| {
+                    let mut rng = rng::stream(seed, (i as u64) << 16 | attempt);
+                    let mut pos = Checkers::start();
+                    for _ in 0..ENDGAME_PLY_LIMIT {
+                        let (w, b) = (
+                            piece_count(&pos, Side::First),
+                            piece_count(&pos, Side::Second),
+                        );
+                        if w + b <= *pieces.end() {
+                            let fits = pieces.contains(&(w + b)) && w.abs_diff(b) <= 1;
+                            return (fits && pos.has_legal_move()).then_some(pos);
+                        }
+                        pos = random_plies(pos, 1, &mut rng, &mut moves)?;
+                    }
+                    None
+                })
+                .expect("some random game reaches the range")
+        })
+        .collect()
+}
+
+fn piece_count(pos: &Checkers, side: Side) -> u32 {
+    let (men, kings) = pos.count(side);
+    men + kings
+}
+
 /// Mean node counts of one algorithm at one depth.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cell {
@@ -71,13 +118,14 @@ pub struct Cell {
 }
 
 /// Searches every position with `config` to `depth` (a fresh table of `tt_mib` MiB each
-/// time) on the rayon pool; `on_done` is called after each position. The result does not
-/// depend on the number of threads.
+/// time) on the rayon pool, probing `tablebase` if given; `on_done` is called after each
+/// position. The result does not depend on the number of threads.
 pub fn measure(
     positions: &[Checkers],
     config: SearchConfig,
     depth: u32,
     tt_mib: usize,
+    tablebase: Option<&Arc<dyn Tablebase<Checkers>>>,
     on_done: &(dyn Fn() + Sync),
 ) -> Cell {
     // One searcher (and table) per chunk of positions, not per position.
@@ -88,7 +136,8 @@ pub fn measure(
     let counts: Vec<NodeCounts> = positions
         .par_chunks(chunk)
         .flat_map_iter(|chunk| {
-            let mut searcher = Searcher::new(Material, config, tt_mib);
+            let mut searcher =
+                Searcher::new(Material, config, tt_mib).with_tablebase(tablebase.cloned());
             chunk
                 .iter()
                 .map(|pos| {
@@ -121,6 +170,21 @@ mod tests {
     }
 
     #[test]
+    fn endgame_positions_are_in_range_balanced_and_reproducible() {
+        let a = random_endgame_positions(40, 3, 6..=8);
+        assert_eq!(a, random_endgame_positions(40, 3, 6..=8));
+        assert_ne!(a, random_endgame_positions(40, 4, 6..=8));
+        for pos in &a {
+            let (w, b) = (
+                piece_count(pos, Side::First),
+                piece_count(pos, Side::Second),
+            );
+            assert!((6..=8).contains(&(w + b)) && w.abs_diff(b) <= 1, "{pos:?}");
+            assert!(pos.has_legal_move());
+        }
+    }
+
+    #[test]
     fn measure_does_not_depend_on_thread_count() {
         let positions = random_positions(20, 1);
         let config = SearchConfig::named("pvs+asp+tt").unwrap();
@@ -132,8 +196,8 @@ mod tests {
             .num_threads(2)
             .build()
             .unwrap();
-        let a = one.install(|| measure(&positions, config, 6, 1, &|| {}));
-        let b = two.install(|| measure(&positions, config, 6, 1, &|| {}));
+        let a = one.install(|| measure(&positions, config, 6, 1, None, &|| {}));
+        let b = two.install(|| measure(&positions, config, 6, 1, None, &|| {}));
         assert_eq!(a, b);
         assert_eq!(a.positions, 20);
     }

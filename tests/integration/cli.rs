@@ -203,3 +203,54 @@ fn bad_search_arguments_are_exit_status_2() {
         common::assert_input_error(args);
     }
 }
+
+#[test]
+fn a_match_on_a_game_clock_reports_time_losses() {
+    let dir = temp_dir("clock-match");
+    for (game, a, b) in [
+        ("brazilian", "material", "material"),
+        ("kalah", "stores", "stores"),
+    ] {
+        let json = dir.join(format!("{game}.json"));
+        let out = evalearn(&[
+            "match",
+            "--game",
+            game,
+            "--a",
+            a,
+            "--b",
+            b,
+            "--games",
+            "2",
+            "--clock",
+            "1+0.02",
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{game}: {}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains("(clock 1+0.02 s)"), "{text}");
+        assert!(text.contains("lost on time A "), "{text}");
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(report["games"], 2);
+        assert!(report["lost_on_time"]["a"].is_u64(), "{report}");
+    }
+    // A clock with a depth cap: both apply.
+    let out = evalearn(&[
+        "match", "--a", "material", "--b", "material", "--games", "2", "--clock", "5", "--depth",
+        "3",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("(clock 5+0 s, depth 3)"),
+        "{}",
+        stdout(&out)
+    );
+    for bad in ["0", "0+0", "x", "1+", "-2+1", "100000"] {
+        common::assert_input_error(&[
+            "match", "--a", "material", "--b", "material", "--games", "2", "--clock", bad,
+        ]);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

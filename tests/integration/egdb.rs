@@ -428,3 +428,58 @@ fn self_play_ends_games_on_entering_the_database() {
     let info = text(&evalearn_ok(&["dataset", "info", data.to_str().unwrap()]).stdout);
     assert!(info.contains("adjudicated 0"), "{info}");
 }
+
+#[test]
+fn treestats_measures_endings_with_and_without_the_database() {
+    let (dir, _) = database(4);
+    let dir_text = dir.to_str().unwrap();
+    let args = [
+        "treestats",
+        "--positions",
+        "30",
+        "--depths",
+        "6",
+        "--seed",
+        "3",
+        "--algos",
+        "full",
+        "--pieces",
+        "5-6",
+        "--egdb",
+        dir_text,
+    ];
+    let out = evalearn_ok(&args);
+    let table = text(&out.stdout);
+    assert!(table.contains("with 5..6 pieces"), "{table}");
+    let mean = |row: &str| -> f64 {
+        let line = table
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(row))
+            .unwrap_or_else(|| panic!("no row {row}: {table}"));
+        line.split_whitespace()
+            .nth(1)
+            .unwrap()
+            .replace(',', "")
+            .parse()
+            .unwrap()
+    };
+    // Endings of 5 and 6 pieces: the 4-piece database cuts off every capture into it.
+    assert!(mean("full+egdb") < mean("full"), "{table}");
+    let small = |option: &str, value: &str| {
+        assert_input_error(&[
+            "treestats",
+            "--positions",
+            "3",
+            "--depths",
+            "2",
+            "--seed",
+            "1",
+            option,
+            value,
+        ])
+    };
+    for bad in ["1-3", "6-5", "7-30", "x", "6-"] {
+        small("--pieces", bad);
+    }
+    small("--egdb", "/nonexistent/egdb");
+}

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use evalearn::eval::{Evaluator, Material};
 use evalearn::game::checkers::Checkers;
 use evalearn::game::{Game, GameRecord, MoveList};
+use evalearn::search::time::Clock;
 use evalearn::search::{INFINITY, Limits, SearchConfig, Searcher, WIN, treestats};
 
 /// Plain negamax with the engine's leaf rules: quiescence over compulsory captures, a
@@ -280,6 +281,21 @@ fn limits_are_honoured_and_a_legal_move_comes_back() {
     let limits = Limits {
         depth: Some(40),
         movetime: Some(Duration::from_millis(100)),
+        ..Limits::default()
+    };
+    let result = searcher.search_position(&pos, &limits);
+    assert!(result.stopped);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(legal.contains(&result.best_move.unwrap()));
+
+    // A game clock: a search with no other limit stops by the clock's budget.
+    let started = Instant::now();
+    let limits = Limits {
+        clock: Some(Clock {
+            left: Duration::from_millis(400),
+            increment: Duration::ZERO,
+            moves_to_go: None,
+        }),
         ..Limits::default()
     };
     let result = searcher.search_position(&pos, &limits);

@@ -45,6 +45,7 @@ square or any prefix that names one legal move is enough.";
             EndReason::QuietMoveRule => "20 king moves each without a capture",
             EndReason::PlyCap => "move limit",
             EndReason::Adjudicated => "the endgame database's verdict",
+            EndReason::TimeForfeit => "out of time",
         };
         format!("{result} ({why})")
     }

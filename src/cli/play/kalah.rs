@@ -42,6 +42,7 @@ be typed at once, the pits joined by commas (1,2).";
             EndReason::NoMoves => format!("{result}, {a}-{b} (a row is empty)"),
             EndReason::PlyCap => format!("{result} (move limit)"),
             EndReason::Adjudicated => format!("{result} (adjudicated)"),
+            EndReason::TimeForfeit => format!("{result} (out of time)"),
             EndReason::Repetition | EndReason::QuietMoveRule => result,
         }
     }
