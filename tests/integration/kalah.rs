@@ -96,7 +96,7 @@ fn perft_from_the_start() {
     assert_eq!(parts.iter().map(|p| p.1).sum::<u64>(), 1907);
 }
 
-/// Run by hand: `cargo test --release --test kalah -- --ignored --nocapture`
+/// Run by hand: `cargo test --release --test integration -- --ignored perft_deep_timings --nocapture`
 /// (`KALAH_PERFT_DEPTH=8` stops earlier).
 #[test]
 #[ignore]
