@@ -68,6 +68,8 @@ pub trait Contender<G: Game>: Sync {
 pub struct Engine<G: Game, E> {
     pub evaluator: E,
     pub tablebase: Option<Arc<dyn Tablebase<G>>>,
+    /// The search's enhancements ([`SearchConfig::FULL`] unless changed).
+    pub search: SearchConfig,
 }
 
 impl<G: Game, E: Evaluator<G>> Engine<G, E> {
@@ -75,7 +77,13 @@ impl<G: Game, E: Evaluator<G>> Engine<G, E> {
         Engine {
             evaluator,
             tablebase,
+            search: SearchConfig::FULL,
         }
+    }
+
+    /// The same engine searching with `search`.
+    pub fn with_search(self, search: SearchConfig) -> Self {
+        Engine { search, ..self }
     }
 }
 
@@ -83,9 +91,7 @@ impl<G: Game, E: Evaluator<G> + Clone + Sync> Contender<G> for Engine<G, E> {
     type Player = Searcher<G, E>;
 
     fn player(&self, tt_mib: usize) -> Result<Searcher<G, E>, String> {
-        Ok(
-            Searcher::new(self.evaluator.clone(), SearchConfig::FULL, tt_mib)
-                .with_tablebase(self.tablebase.clone()),
-        )
+        Ok(Searcher::new(self.evaluator.clone(), self.search, tt_mib)
+            .with_tablebase(self.tablebase.clone()))
     }
 }

@@ -19,7 +19,7 @@ use crate::arena::stats::SprtParams;
 use crate::book::player::BookContender;
 use crate::eval::spec::{AnyEvaluator, EvalSpec};
 use crate::game::{EndReason, GameSpec, Outcome, SavedGame, Side, player_tag};
-use crate::search::{Limits, MAX_PLY, Tablebase};
+use crate::search::{Limits, MAX_PLY, SearchConfig, Tablebase};
 use crate::with_game;
 
 #[derive(Args, Debug)]
@@ -90,6 +90,13 @@ pub struct MatchArgs {
     /// Engine B plays from this opening book while the position is in it
     #[arg(long)]
     b_book: Option<PathBuf>,
+    /// Engine A's search, by its `treestats --algos` name (default: full, the engine's
+    /// own): compares searches with one evaluator
+    #[arg(long, value_parser = parse_search, default_value = "full")]
+    a_search: NamedSearch,
+    /// Engine B's search (as --a-search)
+    #[arg(long, value_parser = parse_search, default_value = "full")]
+    b_search: NamedSearch,
     /// Worker threads (default: one per core); with depth or node limits the result does
     /// not depend on it
     #[arg(long, default_value_t = 0)]
@@ -113,6 +120,24 @@ pub struct MatchArgs {
     /// Also write the report as JSON
     #[arg(long)]
     json: Option<PathBuf>,
+}
+
+/// A search configuration chosen by name on the command line.
+#[derive(Clone, Copy, Debug)]
+struct NamedSearch {
+    name: &'static str,
+    config: SearchConfig,
+}
+
+fn parse_search(name: &str) -> Result<NamedSearch, String> {
+    SearchConfig::NAMED
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(name, config)| NamedSearch { name, config })
+        .ok_or_else(|| {
+            let known: Vec<&str> = SearchConfig::NAMED.iter().map(|(n, _)| *n).collect();
+            format!("unknown search '{name}' (known: {})", known.join(", "))
+        })
 }
 
 /// Keep the two sides' book choices on streams apart from each other and from the games'.
@@ -227,12 +252,12 @@ fn load_side<G: CliGame>(
     variant: G::Variant,
     spec: &SideSpec,
     tablebase: Option<Arc<dyn Tablebase<G>>>,
+    search: SearchConfig,
 ) -> Result<MatchSide<G>, CliError> {
     match spec {
-        SideSpec::Eval(spec) => Ok(MatchSide::Search(Box::new(Engine::new(
-            load_evaluator::<G>(variant, spec)?.0,
-            tablebase,
-        )))),
+        SideSpec::Eval(spec) => Ok(MatchSide::Search(Box::new(
+            Engine::new(load_evaluator::<G>(variant, spec)?.0, tablebase).with_search(search),
+        ))),
         SideSpec::Hub(command) => Ok(MatchSide::Hub(command.clone())),
     }
 }
@@ -275,12 +300,22 @@ fn run_match_of<G: CliGame>(
     };
     let book_of = |path: &Option<PathBuf>| path.as_ref().map(|p| read_book::<G>(variant, p));
     let side_a = BookContender {
-        inner: load_side::<G>(variant, &spec_a, for_side(EgdbSides::A))?,
+        inner: load_side::<G>(
+            variant,
+            &spec_a,
+            for_side(EgdbSides::A),
+            args.a_search.config,
+        )?,
         book: book_of(&args.a_book).transpose()?,
         seed: args.seed ^ A_BOOK_STREAM,
     };
     let side_b = BookContender {
-        inner: load_side::<G>(variant, &spec_b, for_side(EgdbSides::B))?,
+        inner: load_side::<G>(
+            variant,
+            &spec_b,
+            for_side(EgdbSides::B),
+            args.b_search.config,
+        )?,
         book: book_of(&args.b_book).transpose()?,
         seed: args.seed ^ B_BOOK_STREAM,
     };
@@ -328,9 +363,14 @@ fn run_match_of<G: CliGame>(
     .map_err(CliError::failure)?;
     bar.finish_and_clear();
 
-    let with_book = |path: &Option<PathBuf>| {
-        path.as_ref()
-            .map_or(String::new(), |p| format!(", book {}", p.display()))
+    let extras = |path: &Option<PathBuf>, search: &NamedSearch| {
+        let book = path
+            .as_ref()
+            .map_or(String::new(), |p| format!(", book {}", p.display()));
+        match search.name {
+            "full" => book,
+            name => format!("{book}, search {name}"),
+        }
     };
     let limit = |limits: &Limits| match (config.clock, limits) {
         (Some(c), l) if (l.depth, l.nodes, l.movetime) == (None, None, None) => describe_clock(c),
@@ -341,12 +381,12 @@ fn run_match_of<G: CliGame>(
         format!(
             "A: {spec_a} ({}{})",
             limit(&config.limits_a),
-            with_book(&args.a_book)
+            extras(&args.a_book, &args.a_search)
         ),
         format!(
             "B: {spec_b} ({}{})",
             limit(&config.limits_b),
-            with_book(&args.b_book)
+            extras(&args.b_book, &args.b_search)
         ),
     );
     println!("game         {}", G::variant_name(variant));

@@ -56,7 +56,7 @@ enum Command {
     /// Inspect or merge self-play datasets
     Dataset(selfplay::DatasetArgs),
     /// Play two evaluators against each other and report the Elo difference
-    Match(matches::MatchArgs),
+    Match(Box<matches::MatchArgs>),
     /// Build, inspect or probe opening books
     Book(book::BookArgs),
     /// Learn an evaluation function by self-play (Samuel, GLEM or TD(λ))
@@ -114,7 +114,7 @@ pub fn run() -> ExitCode {
         Command::Model(args) => model::model(args),
         Command::Selfplay(args) => selfplay::selfplay(args),
         Command::Dataset(args) => selfplay::dataset(args),
-        Command::Match(args) => matches::run(args),
+        Command::Match(args) => matches::run(*args),
         Command::Book(args) => book::book(args),
         Command::Train(args) => train::run(args),
         Command::Solve(args) => solve::solve(args),

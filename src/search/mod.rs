@@ -108,6 +108,14 @@ pub struct SearchConfig {
     pub etc: bool,
     /// Drive the search with MTD(f) null-window probes instead of the PVS root loop.
     pub mtdf: bool,
+    /// Forcing moves first: after the table's move and the killers, the moves that leave
+    /// the opponent something forced (in draughts, a capture to make: exchanges and
+    /// sacrifices), which end their subtrees fastest.
+    pub forcing_first: bool,
+    /// Late move reductions (with PVS): in a null-window node with no capture to make,
+    /// the moves after the first three that leave the opponent no capture are searched a
+    /// ply shallower first, and again at full depth if they beat alpha.
+    pub reductions: bool,
 }
 
 /// Aspiration half-width of the engine's search: a quarter of a man.
@@ -115,7 +123,8 @@ pub const ASPIRATION_DELTA: i32 = 25;
 
 impl SearchConfig {
     /// The engine's search: PVS, iterative deepening by two plies, aspiration windows,
-    /// transposition table with enhanced cutoffs, killers and history.
+    /// transposition table with enhanced cutoffs, killers, forcing moves first and
+    /// history. No reductions: they cost strength at equal depth (see the README).
     pub const FULL: SearchConfig = SearchConfig {
         iterative_deepening: Some(2),
         pvs: true,
@@ -125,6 +134,8 @@ impl SearchConfig {
         history: true,
         etc: true,
         mtdf: false,
+        forcing_first: true,
+        reductions: false,
     };
     /// Plain fail-soft alpha-beta, moves in generation order.
     pub const ALPHA_BETA: SearchConfig = SearchConfig {
@@ -136,10 +147,12 @@ impl SearchConfig {
         history: false,
         etc: false,
         mtdf: false,
+        forcing_first: false,
+        reductions: false,
     };
 
     /// The algorithm names of `evalearn treestats --algos`, with their configurations.
-    pub const NAMED: [(&'static str, SearchConfig); 9] = [
+    pub const NAMED: [(&'static str, SearchConfig); 11] = [
         ("ab", SearchConfig::ALPHA_BETA),
         (
             "ab+id",
@@ -199,6 +212,20 @@ impl SearchConfig {
             },
         ),
         ("full", SearchConfig::FULL),
+        (
+            "full-forcing",
+            SearchConfig {
+                forcing_first: false,
+                ..SearchConfig::FULL
+            },
+        ),
+        (
+            "full+lmr",
+            SearchConfig {
+                reductions: true,
+                ..SearchConfig::FULL
+            },
+        ),
     ];
 
     /// The configuration called `name` in [`SearchConfig::NAMED`].

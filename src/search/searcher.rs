@@ -17,13 +17,24 @@ use crate::game::{ExactValue, Game, GameRecord, MoveBuffer};
 const TT_MOVE_SCORE: i32 = 1 << 30;
 const KILLER_SCORES: [i32; 2] = [1 << 29, 1 << 28];
 const HISTORY_MAX: u32 = 1 << 27;
+/// Added to a forcing move's history score: above any history, below the killers.
+const FORCING_SCORE: i32 = 1 << 27;
+/// Forcing moves are found from this remaining depth on: below it, telling them apart
+/// (playing every move and looking for the opponent's captures) costs more time than
+/// the smaller tree saves.
+const FORCING_MIN_DEPTH: i32 = 2;
 /// Marks a move already tried in the ordering scores.
 const TRIED: i32 = i32::MIN;
 /// Iterations tried at most when only time or nodes limit the search.
 const MAX_ITERATIONS: u32 = MAX_PLY as u32 - 8;
 /// Enhanced transposition cutoffs are tried at nodes at least this deep: below, the
 /// extra table probes cost more time than the nodes they save.
-const ETC_MIN_DEPTH: i32 = 4;
+const ETC_MIN_DEPTH: i32 = 3;
+/// Late move reductions start at this remaining depth …
+const LMR_MIN_DEPTH: i32 = 4;
+/// … with the move searched after this many (the table's move and the killers come
+/// first).
+const LMR_AFTER: usize = 3;
 /// How often (in nodes) the clock and the stop flag are looked at.
 const CLOCK_INTERVAL: u64 = 1024;
 
@@ -542,13 +553,21 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             return -(WIN - ply as i32);
         }
         // Children deep enough to probe the table get their keys now, and their buckets
-        // are fetched from memory while the search goes on.
+        // are fetched from memory while the search goes on. Forcing moves are marked for
+        // the ordering.
         let keys_ahead = self.config.transposition_table && depth >= 2;
-        if keys_ahead {
+        let forcing = self.config.forcing_first && depth >= FORCING_MIN_DEPTH;
+        if keys_ahead || forcing {
             for index in 0..count {
-                let key = pos.play(self.lists[ply][index]).hash_key();
-                self.child_keys[ply][index] = key;
-                self.tt.prefetch(key);
+                let child = pos.play(self.lists[ply][index]);
+                if keys_ahead {
+                    let key = child.hash_key();
+                    self.child_keys[ply][index] = key;
+                    self.tt.prefetch(key);
+                }
+                if forcing {
+                    self.order[ply][index] = if child.is_quiet() { 0 } else { FORCING_SCORE };
+                }
             }
         }
         if self.config.etc
@@ -558,8 +577,12 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         {
             return value;
         }
-        self.score_moves(pos, ply, tt_best);
+        self.score_moves(pos, ply, tt_best, forcing);
 
+        // Late move reductions: only where nothing is forced (no capture to make) and
+        // the window is null (not on the principal variation).
+        let reducible =
+            self.config.reductions && depth >= LMR_MIN_DEPTH && beta - alpha == 1 && pos.is_quiet();
         let alpha_in = alpha;
         let mut best = -INFINITY;
         let mut best_index = 0;
@@ -579,7 +602,22 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             });
             let mut value;
             if searched > 0 && self.config.pvs {
-                value = -self.node(&child, depth - 1, ply + 1, -alpha - 1, -alpha, child_quiet);
+                // A late quiet move in a null-window node, which leaves the opponent no
+                // capture either, is first searched one ply shallower; only if it then
+                // beats alpha is it searched to full depth.
+                let reduced = reducible && searched >= LMR_AFTER && child.is_quiet();
+                let child_depth = depth - 1 - i32::from(reduced);
+                value = -self.node(
+                    &child,
+                    child_depth,
+                    ply + 1,
+                    -alpha - 1,
+                    -alpha,
+                    child_quiet,
+                );
+                if reduced && value > alpha && !self.stopped {
+                    value = -self.node(&child, depth - 1, ply + 1, -alpha - 1, -alpha, child_quiet);
+                }
                 if value > alpha && value < beta && !self.stopped {
                     value = -self.node(&child, depth - 1, ply + 1, -beta, -alpha, child_quiet);
                 }
@@ -691,18 +729,20 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         self.pv_len[ply] = child_len;
     }
 
-    /// Ordering scores: the table's move, then the killers, then by history.
+    /// Ordering scores: the table's move, then the killers, then (if `forcing_marked`:
+    /// `order[ply]` holds [`FORCING_SCORE`] for them) forcing moves, each group by history.
     #[inline]
-    fn score_moves(&mut self, pos: &G, ply: usize, tt_best: Option<usize>) {
+    fn score_moves(&mut self, pos: &G, ply: usize, tt_best: Option<usize>, forcing_marked: bool) {
         let count = self.lists[ply].len();
         let moves = &self.lists[ply];
         let scores = &mut self.order[ply];
         let killers = self.killers[ply];
         for (i, &mv) in moves.iter().enumerate() {
+            let base = if forcing_marked { scores[i] } else { 0 };
             scores[i] = if self.config.history {
-                self.history[pos.history_index(mv)] as i32
+                base + self.history[pos.history_index(mv)] as i32
             } else {
-                0
+                base
             };
             if self.config.killers {
                 if mv == killers[0] {

@@ -131,7 +131,7 @@ fn bench_ends_with_its_signature_line() {
     assert_eq!((words[1], words[3]), ("nodes", "nps"));
     // The node count is the engine's signature: move generation, ordering and pruning
     // changes show up here (README: `evalearn bench`). Update it only on purpose.
-    assert_eq!(words[0], "41212", "bench --depth 6 signature");
+    assert_eq!(words[0], "38210", "bench --depth 6 signature");
 }
 
 #[test]
@@ -202,6 +202,44 @@ fn bad_search_arguments_are_exit_status_2() {
     ] {
         common::assert_input_error(args);
     }
+}
+
+/// Two searches with one evaluator: the same games whichever side is named first, and
+/// an unknown name refused.
+#[test]
+fn a_match_compares_searches_by_name() {
+    let report = |args: &[&str]| -> serde_json::Value {
+        let dir = temp_dir("search-match");
+        let json = dir.join("report.json");
+        let mut all = vec![
+            "match", "--a", "material", "--b", "material", "--games", "8", "--depth", "5", "--json",
+        ];
+        all.push(json.to_str().unwrap());
+        all.extend_from_slice(args);
+        let out = common::evalearn_ok(&all);
+        assert!(stdout(&out).contains("search full+lmr"), "{}", stdout(&out));
+        let value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        value
+    };
+    let a = report(&["--b-search", "full+lmr"]);
+    let b = report(&["--a-search", "full+lmr"]);
+    assert_eq!(a["games"], 8);
+    assert_eq!(a["wins"], b["losses"]);
+    assert_eq!(a["losses"], b["wins"]);
+    common::assert_input_error(&[
+        "match",
+        "--a",
+        "material",
+        "--b",
+        "material",
+        "--games",
+        "2",
+        "--depth",
+        "2",
+        "--a-search",
+        "fastest",
+    ]);
 }
 
 #[test]

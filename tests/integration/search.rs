@@ -84,6 +84,14 @@ fn every_algorithm_without_table_matches_minimax_at_depths_1_to_5() {
         ("pvs+asp", without_table("pvs+asp+tt")),
         ("mtdf", without_table("mtdf")),
         ("ab+id", without_table("ab+id")),
+        // Forcing moves first, killers and history reorder moves, never change values.
+        (
+            "full",
+            SearchConfig {
+                etc: false,
+                ..without_table("full")
+            },
+        ),
     ];
     let mut searchers: Vec<_> = algorithms
         .iter()
@@ -117,7 +125,7 @@ fn every_algorithm_without_table_matches_minimax_at_depths_1_to_5() {
             }
         }
     }
-    assert_eq!(compared, 350 * 5 * 5);
+    assert_eq!(compared, 350 * 5 * 6);
 }
 
 #[test]
@@ -132,6 +140,30 @@ fn the_full_search_agrees_with_minimax_on_values() {
             assert_eq!(result.score, expected, "{}", pos.format_position());
         }
     }
+}
+
+/// Forcing moves first shrinks the engine's tree, late move reductions shrink it more
+/// (the README's treestats figures, on a small sample).
+#[test]
+fn forcing_moves_first_and_reductions_shrink_the_tree() {
+    let positions = treestats::random_positions(60, 2026);
+    let mean = |name: &str| {
+        treestats::measure(
+            &positions,
+            SearchConfig::named(name).unwrap(),
+            8,
+            4,
+            None,
+            &|| {},
+        )
+        .main
+    };
+    let (without, full, reduced) = (mean("full-forcing"), mean("full"), mean("full+lmr"));
+    assert!(
+        full < 0.95 * without,
+        "full {full}, without forcing first {without}"
+    );
+    assert!(reduced < 0.9 * full, "full+lmr {reduced}, full {full}");
 }
 
 #[test]
