@@ -159,7 +159,8 @@ pub fn run_match<G: Game, A: Contender<G>, B: Contender<G>>(
                 player_a.start_game(index)?;
                 player_b.start_game(index)?;
                 let mut rng = rng::stream(config.seed, index);
-                let mut clocks = config.clock.map(|c| (c.base, c.base));
+                // Each side's time left, while the game is on a clock.
+                let mut clocks = config.clock.map(|c| (c, [c.base; 2]));
                 try_play_engine_game(
                     index,
                     opening,
@@ -171,20 +172,19 @@ pub fn run_match<G: Game, A: Contender<G>, B: Contender<G>>(
                     &mut rng,
                     |record, _| {
                         let a_moves = record.position().side_to_move() == a_side;
-                        match (config.clock, &mut clocks) {
-                            (Some(control), Some((left_a, left_b))) => {
-                                if a_moves {
-                                    control.timed_move(left_a, &config.limits_a, |limits| {
-                                        player_a.think(record, limits)
-                                    })
-                                } else {
-                                    control.timed_move(left_b, &config.limits_b, |limits| {
-                                        player_b.think(record, limits)
-                                    })
-                                }
+                        match &mut clocks {
+                            Some((control, [left_a, _])) if a_moves => {
+                                control.timed_move(left_a, &config.limits_a, |limits| {
+                                    player_a.think(record, limits)
+                                })
                             }
-                            _ if a_moves => player_a.think(record, &config.limits_a).map(Some),
-                            _ => player_b.think(record, &config.limits_b).map(Some),
+                            Some((control, [_, left_b])) => {
+                                control.timed_move(left_b, &config.limits_b, |limits| {
+                                    player_b.think(record, limits)
+                                })
+                            }
+                            None if a_moves => player_a.think(record, &config.limits_a).map(Some),
+                            None => player_b.think(record, &config.limits_b).map(Some),
                         }
                     },
                 )

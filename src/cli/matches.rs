@@ -15,10 +15,10 @@ use super::egdb::EgdbOption;
 use super::{CliError, CliGame};
 use crate::arena::matches::{MatchConfig, MatchOutcome, PairResult, TimeControl, run_match};
 use crate::arena::players::{Contender, Engine, Player};
-use crate::arena::stats::SprtParams;
+use crate::arena::stats::{GameResult, SprtParams};
 use crate::book::player::BookContender;
 use crate::eval::spec::{AnyEvaluator, EvalSpec};
-use crate::game::{EndReason, GameSpec, Outcome, SavedGame, Side, player_tag};
+use crate::game::{EndReason, GameSpec, SavedGame, Side, player_tag};
 use crate::search::{Limits, MAX_PLY, SearchConfig, Tablebase};
 use crate::with_game;
 
@@ -130,14 +130,7 @@ struct NamedSearch {
 }
 
 fn parse_search(name: &str) -> Result<NamedSearch, String> {
-    SearchConfig::NAMED
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|&(name, config)| NamedSearch { name, config })
-        .ok_or_else(|| {
-            let known: Vec<&str> = SearchConfig::NAMED.iter().map(|(n, _)| *n).collect();
-            format!("unknown search '{name}' (known: {})", known.join(", "))
-        })
+    SearchConfig::by_name(name).map(|(name, config)| NamedSearch { name, config })
 }
 
 /// Keep the two sides' book choices on streams apart from each other and from the games'.
@@ -425,8 +418,8 @@ fn time_forfeits<G: CliGame>(outcome: &MatchOutcome<G>) -> (usize, usize) {
         for (g, game) in pair.games.iter().enumerate() {
             if game.reason == EndReason::TimeForfeit {
                 let a_side = if g == 0 { Side::First } else { Side::Second };
-                match game.outcome {
-                    Outcome::Win(winner) if winner == a_side => lost.1 += 1,
+                match GameResult::from_outcome(game.outcome, a_side) {
+                    GameResult::Win => lost.1 += 1,
                     _ => lost.0 += 1,
                 }
             }

@@ -89,13 +89,8 @@ pub fn treestats(args: TreeStatsArgs) -> Result<(), CliError> {
     } else {
         let mut list = Vec::new();
         for name in &args.algos {
-            let config = SearchConfig::named(name).ok_or_else(|| {
-                let known: Vec<&str> = SearchConfig::NAMED.iter().map(|(n, _)| *n).collect();
-                CliError::input(format!(
-                    "--algos: unknown algorithm '{name}'; known: {}",
-                    known.join(", ")
-                ))
-            })?;
+            let (_, config) = SearchConfig::by_name(name)
+                .map_err(|e| CliError::input(format!("--algos: {e}")))?;
             list.push((name.clone(), config));
         }
         list

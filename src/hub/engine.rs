@@ -622,8 +622,8 @@ impl<W: Write + Send + 'static> Session<W> {
 impl Running {
     /// The move's clock starts: from now on the time marks apply.
     fn start_clock(&mut self, now: Instant) {
-        if let Some(soft) = self.budget.soft {
-            *self.soft_mark.lock().unwrap_or_else(|p| p.into_inner()) = Some(now + soft / 2);
+        if let Some(mark) = self.budget.last_iteration_start() {
+            *self.soft_mark.lock().unwrap_or_else(|p| p.into_inner()) = Some(now + mark);
         }
         self.hard_deadline = self.budget.hard.map(|hard| now + hard);
     }

@@ -230,10 +230,19 @@ impl SearchConfig {
 
     /// The configuration called `name` in [`SearchConfig::NAMED`].
     pub fn named(name: &str) -> Option<SearchConfig> {
+        SearchConfig::by_name(name).ok().map(|(_, config)| config)
+    }
+
+    /// The entry of [`SearchConfig::NAMED`] called `name`; the error lists the names.
+    pub fn by_name(name: &str) -> Result<(&'static str, SearchConfig), String> {
         SearchConfig::NAMED
             .iter()
             .find(|(n, _)| *n == name)
-            .map(|&(_, config)| config)
+            .copied()
+            .ok_or_else(|| {
+                let known: Vec<&str> = SearchConfig::NAMED.iter().map(|(n, _)| *n).collect();
+                format!("unknown search '{name}'; known: {}", known.join(", "))
+            })
     }
 }
 

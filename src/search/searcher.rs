@@ -315,7 +315,9 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             .into_iter()
             .chain(hard)
             .min();
-        self.iteration_mark = budget.and_then(|b| b.soft).map(|t| started + t / 2);
+        self.iteration_mark = budget
+            .and_then(|b| b.last_iteration_start())
+            .map(|t| started + t);
         self.stop_flag = limits.stop.clone();
         self.stopped = false;
         self.exact_root_values = limits.exact_root_values;

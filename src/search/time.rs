@@ -38,6 +38,14 @@ pub struct Budget {
     pub hard: Option<Duration>,
 }
 
+impl Budget {
+    /// When, after the start, no new iteration may begin: half the soft budget (the next
+    /// iteration would take longer than what is left of it).
+    pub fn last_iteration_start(&self) -> Option<Duration> {
+        self.soft.map(|soft| soft / 2)
+    }
+}
+
 impl Clock {
     /// The time marks of a move with `overhead` of latency on top of the search.
     pub fn budget(&self, overhead: Duration) -> Budget {
