@@ -6,4 +6,5 @@ pub mod matches;
 pub mod openings;
 pub mod players;
 pub mod stats;
+pub mod tournament;
 pub mod workers;

@@ -12,6 +12,7 @@ mod perft;
 mod play;
 mod selfplay;
 mod solve;
+mod tournament;
 mod train;
 mod treestats;
 
@@ -59,6 +60,8 @@ enum Command {
     Match(Box<matches::MatchArgs>),
     /// Build, inspect or probe opening books
     Book(book::BookArgs),
+    /// Round robin of evaluators (optionally trained first): table and ratings
+    Tournament(Box<tournament::TournamentArgs>),
     /// Learn an evaluation function by self-play (Samuel, GLEM or TD(λ))
     Train(train::TrainArgs),
     /// Solve a Kalah position exactly: the final store margin under perfect play
@@ -116,6 +119,7 @@ pub fn run() -> ExitCode {
         Command::Dataset(args) => selfplay::dataset(args),
         Command::Match(args) => matches::run(*args),
         Command::Book(args) => book::book(args),
+        Command::Tournament(args) => tournament::tournament(*args),
         Command::Train(args) => train::run(args),
         Command::Solve(args) => solve::solve(args),
         Command::Hub(args) => hub::hub(args),

@@ -1,6 +1,6 @@
 //! `evalearn train --config FILE [--resume]`: learn an evaluation function by self-play.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -24,6 +24,18 @@ pub struct TrainArgs {
     resume: bool,
     #[command(flatten)]
     egdb: EgdbOption,
+}
+
+/// Trains `config` from scratch, as `evalearn train --config CONFIG` does, and returns
+/// the path of the model it wrote.
+pub fn train_from_scratch(config: &Path, egdb: &EgdbOption) -> Result<PathBuf, CliError> {
+    let (parsed, _) = TrainConfig::read(config).map_err(|e| CliError::input(e.to_string()))?;
+    run(TrainArgs {
+        config: config.to_path_buf(),
+        resume: false,
+        egdb: egdb.clone(),
+    })?;
+    Ok(parsed.model)
 }
 
 pub fn run(args: TrainArgs) -> Result<(), CliError> {
