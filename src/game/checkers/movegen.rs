@@ -73,12 +73,22 @@ impl Capturers {
     }
 }
 
-/// When only men can capture and no capture can continue past its first jump, the
-/// capturing men of each direction (in [`Dir::ALL`] order); `None` otherwise. Most
+/// The men's captures when only men can capture, by direction (in [`Dir::ALL`] order).
+#[derive(Clone, Copy)]
+enum MenCaptures {
+    /// No capture continues past its first jump: these men jump once.
+    Single([u64; 4]),
+    /// Some capture continues, so only captures of two or more pieces are legal, and
+    /// only these men's first jumps (the ones that can go on) start one.
+    Multiple([u64; 4]),
+}
+
+/// How the men capture when only men can capture; `None` when a king can capture. Most
 /// captures are single jumps, and this finds them with whole-board shifts instead of a
-/// square-by-square search.
+/// square-by-square search; when some capture continues, it picks the first jumps the
+/// square-by-square search must start from.
 #[inline(always)]
-fn single_jumps(view: &View, capturers: Capturers) -> Option<[u64; 4]> {
+fn men_captures(view: &View, capturers: Capturers) -> Option<MenCaptures> {
     if capturers.kings != 0 {
         return None;
     }
@@ -92,15 +102,24 @@ fn single_jumps(view: &View, capturers: Capturers) -> Option<[u64; 4]> {
     // A second jump from the landing square cannot go back over the first victim, and
     // any other direction meets neither the victim nor the start square; so the board
     // as it is decides whether the capture continues.
+    let mut continuing = [0; 4];
+    let mut any = false;
     for (i, dir) in Dir::ALL.into_iter().enumerate() {
         let landings = dir.shift(dir.shift(jumpers[i]));
+        let mut onward = 0;
         for (j, next) in Dir::ALL.into_iter().enumerate() {
-            if next != dir.opposite() && landings & jump_from[j] != 0 {
-                return None;
+            if next != dir.opposite() {
+                onward |= landings & jump_from[j];
             }
         }
+        continuing[i] = dir.shift_back(dir.shift_back(onward));
+        any |= onward != 0;
     }
-    Some(jumpers)
+    Some(if any {
+        MenCaptures::Multiple(continuing)
+    } else {
+        MenCaptures::Single(jumpers)
+    })
 }
 
 /// The forward directions of the side to move's men.
@@ -134,8 +153,8 @@ pub(super) fn generate(pos: &Checkers, moves: &mut MoveList<Move>) {
     let view = View::of(pos);
     let capturers = view.capturers();
     if capturers.any() {
-        match single_jumps(&view, capturers) {
-            Some(jumpers) => {
+        match men_captures(&view, capturers) {
+            Some(MenCaptures::Single(jumpers)) => {
                 for (i, dir) in Dir::ALL.into_iter().enumerate() {
                     let mut from_set = jumpers[i];
                     while from_set != 0 {
@@ -146,6 +165,7 @@ pub(super) fn generate(pos: &Checkers, moves: &mut MoveList<Move>) {
                     }
                 }
             }
+            Some(MenCaptures::Multiple(starts)) => generate_men_captures(&view, starts, moves),
             None => generate_captures(&view, capturers, moves),
         }
     } else {
@@ -158,11 +178,13 @@ pub(super) fn count(pos: &Checkers, scratch: &mut MoveList<Move>) -> u64 {
     let view = View::of(pos);
     let capturers = view.capturers();
     if capturers.any() {
-        if let Some(jumpers) = single_jumps(&view, capturers) {
-            return jumpers.iter().map(|j| j.count_ones() as u64).sum();
+        match men_captures(&view, capturers) {
+            Some(MenCaptures::Single(jumpers)) => {
+                return jumpers.iter().map(|j| j.count_ones() as u64).sum();
+            }
+            Some(MenCaptures::Multiple(starts)) => generate_men_captures(&view, starts, scratch),
+            None => generate_captures(&view, capturers, scratch),
         }
-        scratch.clear();
-        generate_captures(&view, capturers, scratch);
         return scratch.len() as u64;
     }
     let mut n = 0;
@@ -273,7 +295,31 @@ impl CaptureSearch<'_> {
     }
 }
 
+/// The captures of two or more pieces that start with the first jumps of `starts` (by
+/// direction, as [`men_captures`] gives them).
+fn generate_men_captures(view: &View, starts: [u64; 4], moves: &mut MoveList<Move>) {
+    moves.clear();
+    let mut search = CaptureSearch {
+        them: view.them,
+        moves,
+        best: 2,
+    };
+    // Men in square order, each one's directions in turn: the order of the full search.
+    let mut men = starts[0] | starts[1] | starts[2] | starts[3];
+    while men != 0 {
+        let from = men & men.wrapping_neg();
+        men ^= from;
+        for (i, dir) in Dir::ALL.into_iter().enumerate() {
+            if starts[i] & from != 0 {
+                let victim = dir.shift(from);
+                search.man(from, dir.shift(victim), victim, view.empty | from);
+            }
+        }
+    }
+}
+
 fn generate_captures(view: &View, capturers: Capturers, moves: &mut MoveList<Move>) {
+    moves.clear();
     let mut search = CaptureSearch {
         them: view.them,
         moves,
