@@ -1,6 +1,7 @@
 //! `evalearn selfplay` and `evalearn dataset`: generating and inspecting self-play data.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -14,9 +15,12 @@ use super::egdb::EgdbOption;
 use super::{CliError, CliGame};
 use crate::arena::engine_game::Exploration;
 use crate::arena::players::Engine;
-use crate::eval::spec::EvalSpec;
+use crate::book::Book;
+use crate::eval::spec::{AnyEvaluator, EvalSpec};
 use crate::game::{EndReason, Game, GameSpec, SavedGame, Side, player_tag};
 use crate::io::dataset::{self, Dataset, DatasetGame, DatasetWriter};
+use crate::learn::config::TrainConfig;
+use crate::learn::train::plan_shard;
 use crate::selfplay::{self, SelfPlayConfig, Shard, Tally};
 use crate::with_game;
 
@@ -24,21 +28,34 @@ use crate::with_game;
 const MAX_GAMES: u64 = 100_000_000;
 
 #[derive(Args, Debug)]
+// The search limits are required unless --config gives them (checked in `selfplay_of`).
+#[command(mut_group("LimitArgs", |g| g.required(false)))]
 pub struct SelfPlayArgs {
+    /// Play (a shard of) the next iteration of this training run as `train` would: its
+    /// learner's current model (the checkpoint beside the model, or a fresh learner), its
+    /// openings, exploration, limits and game numbers; replaces the options that set those
+    #[arg(long, value_name = "FILE", conflicts_with_all = [
+        "game", "eval", "games", "LimitArgs", "seed", "openings",
+        "random_plies", "book", "temperature", "temperature_plies", "ply_cap", "tt_mb",
+        "no_adjudicate",
+    ])]
+    config: Option<PathBuf>,
     #[command(flatten)]
     game: GameArg,
     /// Evaluator: a built-in one (draughts `material`; Kalah `stores`, `activity`,
     /// `tseitin`) or a model file path
-    #[arg(long)]
-    eval: String,
+    #[arg(long, required_unless_present = "config")]
+    eval: Option<String>,
     /// Games in the whole run (all shards together)
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_GAMES))]
-    games: u64,
+    #[arg(long, required_unless_present = "config",
+          value_parser = clap::value_parser!(u64).range(1..=MAX_GAMES))]
+    games: Option<u64>,
     #[command(flatten)]
     limits: LimitArgs,
-    /// Worker threads (default: one per core); the output does not depend on it
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
+    /// Worker threads (default: one per core, or the config's); the output does not
+    /// depend on it
+    #[arg(long)]
+    threads: Option<usize>,
     /// Seed of every random choice (openings, exploration)
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -104,16 +121,45 @@ enum DatasetCommand {
 }
 
 pub fn selfplay(args: SelfPlayArgs) -> Result<(), CliError> {
-    let spec = eval_spec("--eval", &args.eval)?;
+    if let Some(path) = args.config.clone() {
+        let (config, text) =
+            TrainConfig::read(&path).map_err(|e| CliError::input(e.to_string()))?;
+        let game = config.game_spec();
+        return with_game!(game, selfplay_of_run(args, &path, config, text));
+    }
+    let Some(eval) = &args.eval else {
+        return Err(CliError::input("--eval is needed (or --config)"));
+    };
+    let spec = eval_spec("--eval", eval)?;
     let game = args.game.resolve(&[&spec])?;
     with_game!(game, selfplay_of(args, spec))
 }
 
+/// A self-play run to play: how, with what, from where.
+struct Plan<G: CliGame> {
+    config: SelfPlayConfig,
+    engine: Engine<G, AnyEvaluator<G>>,
+    openings: Vec<G>,
+    book: Option<Arc<Book<G>>>,
+    /// The players' name in game files.
+    player: String,
+}
+
+/// `selfplay --eval`: the games the options describe.
 fn selfplay_of<G: CliGame>(
     variant: G::Variant,
     args: SelfPlayArgs,
     spec: EvalSpec,
 ) -> Result<(), CliError> {
+    let Some(games) = args.games else {
+        return Err(CliError::input("--games is needed (or --config)"));
+    };
+    let limits = args.limits.limits();
+    if limits.depth.is_none() && limits.nodes.is_none() && limits.movetime.is_none() {
+        return Err(CliError::input(
+            "one of --depth, --nodes, --movetime is needed (or --config)",
+        ));
+    }
     let shard = Shard::parse(&args.shard).map_err(CliError::input)?;
     let exploration = match args.temperature {
         Some(t) if t.is_finite() && t > 0.0 => Some(Exploration {
@@ -138,25 +184,80 @@ fn selfplay_of<G: CliGame>(
     {
         vec![G::start_of(variant)]
     } else {
-        args.openings
-            .openings(variant, args.games as usize, args.seed)?
+        args.openings.openings(variant, games as usize, args.seed)?
     };
     let config = SelfPlayConfig {
-        games: args.games,
+        games,
         first_game: 0,
-        limits: args.limits.limits(),
+        limits,
         seed: args.seed,
         exploration,
         ply_cap: args.ply_cap,
-        threads: args.threads,
+        threads: args.threads.unwrap_or(0),
         shard,
         tt_mib: args.tt_mb as usize,
         adjudicate: !args.no_adjudicate,
     };
-    let engine = Engine::new(evaluator, args.egdb.load::<G>()?);
-    let mut writer = DatasetWriter::create(&args.out, &G::variant_name(variant))
+    let plan = Plan {
+        config,
+        engine: Engine::new(evaluator, args.egdb.load::<G>()?),
+        openings,
+        book,
+        player: spec.to_string(),
+    };
+    play(variant, plan, &args.out, args.record.as_deref())
+}
+
+/// `selfplay --config`: a shard of the next iteration of a training run.
+fn selfplay_of_run<G: CliGame>(
+    variant: G::Variant,
+    args: SelfPlayArgs,
+    path: &Path,
+    config: TrainConfig,
+    text: String,
+) -> Result<(), CliError> {
+    let shard = Shard::parse(&args.shard).map_err(CliError::input)?;
+    let run = plan_shard::<G>(variant, &config, &text, shard, args.threads)
+        .map_err(|e| CliError::input(format!("--config {}: {e}", path.display())))?;
+    let games = shard.games(run.selfplay.first_game, run.selfplay.games);
+    let iteration = run.finished + 1;
+    println!(
+        "selfplay: iteration {iteration}/{} of {}, games {}–{}: shard {} plays {} of them \
+         with {}",
+        config.budget.iterations,
+        path.display(),
+        run.selfplay.first_game,
+        run.selfplay.first_game + run.selfplay.games - 1,
+        args.shard,
+        games.len(),
+        if run.finished == 0 {
+            "the fresh learner's evaluator".to_string()
+        } else {
+            format!("the model of iteration {}", run.finished)
+        }
+    );
+    let plan = Plan {
+        config: run.selfplay,
+        engine: Engine::new(run.evaluator, args.egdb.load::<G>()?),
+        openings: run.openings,
+        book: None,
+        player: format!("{} iteration {iteration}", config.model.display()),
+    };
+    play(variant, plan, &args.out, args.record.as_deref())
+}
+
+/// Plays `plan` into the dataset `out` (and the game file `record`), with a progress bar
+/// and a closing summary.
+fn play<G: CliGame>(
+    variant: G::Variant,
+    plan: Plan<G>,
+    out: &Path,
+    record: Option<&Path>,
+) -> Result<(), CliError> {
+    let config = &plan.config;
+    let mut writer = DatasetWriter::create(out, &G::variant_name(variant))
         .map_err(|e| CliError::failure(e.to_string()))?;
-    let total = shard.games(0, args.games).len() as u64;
+    let total = config.shard.games(config.first_game, config.games).len() as u64;
     let bar = progress_bar(
         total,
         "[{bar:30}] {pos}/{len} games, {per_sec:1}, eta {eta}  {msg}",
@@ -166,8 +267,8 @@ fn selfplay_of<G: CliGame>(
     let mut games: Vec<DatasetGame<G>> = Vec::new();
     let mut write_error = None;
     let stop = AtomicBool::new(false);
-    let book = book.as_deref();
-    selfplay::run_with_book(&config, &engine, &openings, book, &stop, |game| {
+    let book = plan.book.as_deref();
+    selfplay::run_with_book(config, &plan.engine, &plan.openings, book, &stop, |game| {
         tally.add(&game);
         if write_error.is_none()
             && let Err(e) = writer.append(&game)
@@ -184,7 +285,7 @@ fn selfplay_of<G: CliGame>(
             tally.positions as f64 / seconds
         ));
         advance(&bar, "games");
-        if args.record.is_some() {
+        if record.is_some() {
             games.push(game);
         }
     })
@@ -196,12 +297,11 @@ fn selfplay_of<G: CliGame>(
     writer
         .finish()
         .map_err(|e| CliError::failure(e.to_string()))?;
-    if let Some(path) = &args.record {
+    if let Some(path) = record {
         games.sort_by_key(|g| g.index);
-        let name = spec.to_string();
         let text = games
             .iter()
-            .map(|g| G::write_game(&saved_game(g, &name)))
+            .map(|g| G::write_game(&saved_game(g, &plan.player)))
             .collect::<Vec<_>>()
             .join("\n");
         crate::io::write_atomic(path, text.as_bytes())
@@ -222,7 +322,7 @@ fn selfplay_of<G: CliGame>(
         tally.capped,
         G::side_name(Side::Second),
         tally.second_wins,
-        args.out.display()
+        out.display()
     );
     Ok(())
 }

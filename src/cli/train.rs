@@ -1,4 +1,5 @@
-//! `evalearn train --config FILE [--resume]`: learn an evaluation function by self-play.
+//! `evalearn train --config FILE [--resume | --from-dataset FILE]`: learn an evaluation
+//! function by self-play, played here or (`--from-dataset`) beforehand as shards.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -9,8 +10,9 @@ use clap::Args;
 use super::args::progress_bar;
 use super::egdb::EgdbOption;
 use super::{CliError, CliGame};
+use crate::io::dataset::Dataset;
 use crate::learn::config::TrainConfig;
-use crate::learn::train::{Stage, TrainOptions, train};
+use crate::learn::train::{RecordedGames, Stage, Start, TrainOptions, train};
 use crate::with_game;
 
 #[derive(Args, Debug)]
@@ -22,6 +24,11 @@ pub struct TrainArgs {
     /// change)
     #[arg(long)]
     resume: bool,
+    /// Learn from the games of this dataset (merged `selfplay --config --shard I/N`
+    /// shards) instead of playing them: each iteration takes its games by number, from
+    /// the checkpoint if there is one, while the dataset holds them (glem and td)
+    #[arg(long, value_name = "FILE")]
+    from_dataset: Option<PathBuf>,
     #[command(flatten)]
     egdb: EgdbOption,
 }
@@ -77,6 +84,15 @@ fn train_game<G: CliGame>(
             .map_or(String::new(), |m| format!(", at most {m} minutes"))
     );
     let tablebase = args.egdb.load::<G>()?;
+    let recorded = match &args.from_dataset {
+        Some(path) => Some(recorded_games::<G>(variant, path)?),
+        None => None,
+    };
+    let start = match (args.resume, recorded.is_some()) {
+        (true, _) => Start::Resume,
+        (false, true) => Start::Continue,
+        (false, false) => Start::New,
+    };
     let bar = progress_bar(
         config.selfplay.games_per_iteration,
         "[{bar:30}] {pos}/{len} {msg}, {per_sec:1}, eta {eta}",
@@ -105,7 +121,8 @@ fn train_game<G: CliGame>(
         &config,
         &text,
         TrainOptions {
-            resume: args.resume,
+            start,
+            recorded,
             stop: &stop,
             log: &mut log,
             progress: &mut progress,
@@ -131,10 +148,28 @@ fn train_game<G: CliGame>(
         config.beside_model("curve.svg").display()
     );
     if summary.interrupted {
+        // With a dataset the checkpoint is taken up without --resume.
+        let rest = match &args.from_dataset {
+            Some(path) => format!("--from-dataset {}", path.display()),
+            None => "--resume".to_string(),
+        };
         println!(
-            "continue with: evalearn train --config {} --resume",
+            "continue with: evalearn train --config {} {rest}",
             args.config.display()
         );
     }
     Ok(())
+}
+
+/// The games of the dataset at `path`, which must be of the run's game and variant.
+fn recorded_games<G: CliGame>(
+    variant: G::Variant,
+    path: &Path,
+) -> Result<RecordedGames<G>, CliError> {
+    let data = Dataset::<G>::read(path, Some(&G::variant_name(variant)))
+        .map_err(|e| CliError::input(e.to_string()))?;
+    if let Some(warning) = &data.warning {
+        eprintln!("warning: {warning}");
+    }
+    RecordedGames::new(path, data.games).map_err(CliError::input)
 }

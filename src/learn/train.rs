@@ -11,15 +11,21 @@
 //! a run stopped (Ctrl-C) and resumed with `--resume` gives exactly the results of an
 //! uninterrupted run: the interrupted iteration is played again from the start, with the
 //! same random streams.
+//!
+//! The same determinism splits a run across machines: `selfplay --config` plays a shard
+//! of the next iteration's games exactly as the loop would ([`plan_shard`]), and
+//! `train --from-dataset` hands the merged shards to the learner in place of playing
+//! ([`GameSource::Recorded`]), so the model equals the one-process run's.
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::config::{LearnerKind, TrainConfig};
+use super::config::{LearnerKind, SelfPlaySettings, TrainConfig};
 use super::glem::GlemState;
 use super::plot::{CurvePoint, learning_curve_svg};
 use super::samuel::SamuelState;
@@ -28,8 +34,10 @@ use crate::arena::engine_game::Exploration;
 use crate::arena::matches::{MatchConfig, run_match};
 use crate::arena::openings::{random_openings, random_openings_up_to, read_openings};
 use crate::arena::players::Engine;
+use crate::arena::stats::Estimate;
 use crate::eval::EvalGame;
 use crate::eval::spec::AnyEvaluator;
+use crate::game::Game;
 use crate::io::dataset::DatasetGame;
 use crate::io::model::{ModelError, ModelHeader, load_model, save_model};
 use crate::search::{Limits, Tablebase};
@@ -55,7 +63,7 @@ pub struct IterationReport {
 }
 
 /// What a learner gets for one iteration: the run's settings, the openings, the number
-/// of its first game, and the worker pool for its self-play.
+/// of its first game, where its games come from, and the worker pool for its self-play.
 pub struct Iteration<'a, G: EvalGame> {
     pub config: &'a TrainConfig,
     /// Iterations finished before this one.
@@ -64,6 +72,8 @@ pub struct Iteration<'a, G: EvalGame> {
     /// Number of the iteration's first game (its random stream and opening follow it).
     pub first_game: u64,
     pub exploration: Option<Exploration>,
+    /// Where [`Iteration::self_play`] gets the games.
+    pub games: GameSource<G>,
     /// Raised (by Ctrl-C) to stop: the iteration then reports `None`.
     pub stop: &'a AtomicBool,
     /// The endgame database the games are played (and may be adjudicated) with.
@@ -72,34 +82,35 @@ pub struct Iteration<'a, G: EvalGame> {
     pub progress: &'a mut dyn FnMut(Stage, u64, u64),
 }
 
+/// Where an iteration's self-play games come from.
+pub enum GameSource<G: Game> {
+    /// Played now, on this machine's worker pool.
+    Play,
+    /// Played beforehand, sorted by number: the iteration's shards, played by
+    /// `selfplay --config` with the same model, openings and random streams.
+    Recorded(Vec<DatasetGame<G>>),
+}
+
 impl<G: EvalGame> Iteration<'_, G> {
-    /// The iteration's self-play games with `evaluator` on the worker pool, sorted by
-    /// number, or `None` if the run was stopped before they were done.
+    /// The iteration's self-play games with `evaluator`, sorted by number: played on the
+    /// worker pool, or the recorded ones. `None` if the run was stopped before they were
+    /// done.
     pub fn self_play(
         &mut self,
         evaluator: &AnyEvaluator<G>,
     ) -> Result<Option<Vec<DatasetGame<G>>>, String> {
-        let s = &self.config.selfplay;
-        let sp = SelfPlayConfig {
-            games: s.games_per_iteration,
-            first_game: self.first_game,
-            limits: s.limits(),
-            seed: self.config.seed,
-            exploration: self.exploration,
-            ply_cap: s.ply_cap,
-            threads: s.threads,
-            shard: Shard::WHOLE,
-            tt_mib: s.tt_mb,
-            adjudicate: s.egdb_adjudicate,
-        };
-        let mut games = Vec::with_capacity(s.games_per_iteration as usize);
+        if let GameSource::Recorded(games) = &mut self.games {
+            return Ok(Some(std::mem::take(games)));
+        }
+        let sp = selfplay_config(self.config, self.first_game, Shard::WHOLE);
+        let mut games = Vec::with_capacity(sp.games as usize);
         let progress = &mut self.progress;
         let engine = Engine::new(evaluator.clone(), self.tablebase.clone());
         selfplay::run(&sp, &engine, self.openings, self.stop, |game| {
             games.push(game);
-            progress(Stage::SelfPlay, games.len() as u64, s.games_per_iteration);
+            progress(Stage::SelfPlay, games.len() as u64, sp.games);
         })?;
-        if (games.len() as u64) < s.games_per_iteration {
+        if (games.len() as u64) < sp.games {
             return Ok(None);
         }
         games.sort_by_key(|g| g.index);
@@ -202,8 +213,10 @@ pub struct MetricsLine {
 }
 
 /// Options of a training run from the command line.
-pub struct TrainOptions<'a, G: crate::game::Game> {
-    pub resume: bool,
+pub struct TrainOptions<'a, G: Game> {
+    pub start: Start,
+    /// Games recorded beforehand (`--from-dataset`), learned from instead of playing.
+    pub recorded: Option<RecordedGames<G>>,
     /// Raised (by Ctrl-C) to stop after saving the last finished iteration.
     pub stop: &'a AtomicBool,
     /// Prints progress lines and bars.
@@ -212,6 +225,17 @@ pub struct TrainOptions<'a, G: crate::game::Game> {
     pub progress: &'a mut dyn FnMut(Stage, u64, u64),
     /// Endgame database of the self-play games and evaluation matches.
     pub tablebase: Option<Arc<dyn Tablebase<G>>>,
+}
+
+/// Where a run starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// From a fresh learner.
+    New,
+    /// From the checkpoint beside the model, which must exist.
+    Resume,
+    /// From the checkpoint if there is one, else from a fresh learner.
+    Continue,
 }
 
 /// The stages of an iteration, for progress bars.
@@ -255,103 +279,40 @@ pub fn train<G: EvalGame>(
     variant: G::Variant,
     config: &TrainConfig,
     config_text: &str,
-    options: TrainOptions<G>,
+    mut options: TrainOptions<G>,
 ) -> Result<TrainSummary, String> {
-    let game = G::variant_name(variant);
-    let baseline = G::BUILTINS[0];
-    let checkpoint_path = config.beside_model("ckpt");
-    let metrics_path = config.beside_model("metrics.jsonl");
-    let curve_path = config.beside_model("curve.svg");
-    if let Some(dir) = config.model.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    if options.recorded.is_some() {
+        require_games_played_elsewhere(config)?;
     }
-    let mut state = if options.resume {
-        let checkpoint = read_checkpoint::<G>(&checkpoint_path, &game)?;
-        let saved = TrainConfig::parse(&checkpoint.config_text).map_err(|e| {
-            format!(
-                "checkpoint {}: its config does not parse: {e}",
-                checkpoint_path.display()
-            )
-        })?;
-        if !same_training(&saved, config) {
-            return Err(format!(
-                "checkpoint {} was made with a different configuration; resume with the same \
-                 config (only [budget] may change)",
-                checkpoint_path.display()
-            ));
-        }
-        (options.log)(&format!(
-            "resuming after iteration {} ({} games)",
-            checkpoint.iteration, checkpoint.games
-        ));
-        Checkpoint {
-            config_text: config_text.to_string(),
-            ..checkpoint
-        }
-    } else {
-        Checkpoint {
-            config_text: config_text.to_string(),
-            iteration: 0,
-            games: 0,
-            positions: 0,
-            seconds: 0.0,
-            model_revision: 0,
-            learner: LearnerState::new(config),
-            curve: Vec::new(),
-        }
-    };
-    let mut metrics = read_metrics(&metrics_path, state.iteration)?;
-
-    let start = G::start_of(variant);
-    let selfplay = &config.selfplay;
-    let total_games = selfplay
-        .games_per_iteration
-        .saturating_mul(config.budget.iterations);
-    let openings = match &selfplay.openings {
-        Some(path) => read_openings::<G>(variant, path)?,
-        None => random_openings_up_to(
-            start,
-            (total_games as usize).min(OPENING_POOL),
-            selfplay.random_plies,
-            config.seed,
-        ),
-    };
-    let eval = &config.evaluation;
-    let eval_openings = random_openings(
-        start,
-        (eval.games / 2) as usize,
-        eval.random_plies,
-        config.seed ^ EVALUATION_SEED,
-    )?;
-    let exploration = selfplay.temperature.map(|temperature| Exploration {
-        temperature,
-        plies: selfplay.temperature_plies,
-    });
-
+    let run = Run::new(variant, config, config_text)?;
+    let mut state = start_state::<G>(&run.game, config, config_text, options.start, options.log)?;
+    let mut metrics = Metrics::read(&run.metrics_path, state.iteration)?;
     let session = Instant::now();
     let seconds_before = state.seconds;
     let mut interrupted = false;
     while state.iteration < config.budget.iterations {
         let elapsed = seconds_before + session.elapsed().as_secs_f64();
-        if config.budget.minutes.is_some_and(|m| elapsed >= m * 60.0) {
-            (options.log)(&format!(
-                "time budget of {} minutes used",
-                config.budget.minutes.unwrap_or(0.0)
-            ));
+        if let Some(minutes) = config.budget.minutes.filter(|m| elapsed >= m * 60.0) {
+            (options.log)(&format!("time budget of {minutes} minutes used"));
             break;
         }
         if options.stop.load(Ordering::Relaxed) {
             interrupted = true;
             break;
         }
+        let first_game = state.iteration * config.selfplay.games_per_iteration;
+        let Some(games) = run.game_source(first_game, options.recorded.as_mut(), options.log)?
+        else {
+            break;
+        };
         let mut learner = state.learner.clone();
         let mut iteration = Iteration {
             config,
             number: state.iteration,
-            openings: &openings,
-            first_game: state.iteration * selfplay.games_per_iteration,
-            exploration,
+            openings: &run.openings,
+            first_game,
+            exploration: exploration(&config.selfplay),
+            games,
             stop: options.stop,
             tablebase: options.tablebase.clone(),
             progress: &mut *options.progress,
@@ -364,91 +325,26 @@ pub fn train<G: EvalGame>(
         state.iteration += 1;
         state.games += result.games;
         state.positions += result.positions;
+        run.save_model(&mut state)?;
 
-        let model = state.learner.learner();
-        let mut header = model.model_header(&game);
-        header.revision = state.model_revision;
-        header.meta.config = config_text.to_string();
-        header.meta.seed = config.seed;
-        header.meta.games = state.games;
-        header.meta.positions = state.positions;
-        model
-            .save_model(&config.model, &mut header)
-            .map_err(|e| e.to_string())?;
-        state.model_revision = header.revision;
-
-        let last = state.iteration == config.budget.iterations;
-        let scheduled = (eval.every > 0 && state.iteration.is_multiple_of(eval.every)) || last;
-        let mut line = MetricsLine {
-            iteration: state.iteration,
-            games: state.games,
-            positions: state.positions,
-            loss_before: result.loss_before,
-            loss: result.loss,
-            eval_games: None,
-            score: None,
-            elo: None,
-            elo_low: None,
-            elo_high: None,
-            elapsed_s: 0.0,
-            detail: result.detail,
-        };
-        if scheduled {
-            let match_config = MatchConfig {
-                pairs: eval.games / 2,
-                limits_a: Limits::depth(eval.depth),
-                limits_b: Limits::depth(eval.depth),
-                ply_cap: selfplay.ply_cap,
-                threads: selfplay.threads,
-                tt_mib: selfplay.tt_mb,
-                seed: config.seed ^ EVALUATION_SEED,
-                sprt: None,
-                clock: None,
-            };
-            let outcome = run_match(
-                &Engine::new(model.evaluator(), options.tablebase.clone()),
-                &Engine::new(AnyEvaluator::baseline(), options.tablebase.clone()),
-                &eval_openings,
-                &match_config,
-                |_, tally| {
-                    let done = 2 * tally.pentanomial.pairs();
-                    (options.progress)(Stage::Evaluation, done, 2 * match_config.pairs)
-                },
-            )?;
-            let e = outcome.tally.estimate();
-            line.eval_games = Some(e.games);
-            line.score = Some(e.score);
-            line.elo = Some(e.elo);
-            line.elo_low = Some(e.elo_low);
-            line.elo_high = Some(e.elo_high);
-            state
-                .curve
-                .push((state.games, e.elo, e.elo_low, e.elo_high));
-            let points: Vec<CurvePoint> = state
-                .curve
-                .iter()
-                .map(|&(games, elo, low, high)| CurvePoint {
-                    games,
-                    elo,
-                    low,
-                    high,
-                })
-                .collect();
-            let title = format!(
-                "{} learner ({game}): Elo against {baseline} (depth {}, {} games per evaluation)",
-                config.learner.name(),
-                eval.depth,
-                eval.games
-            );
-            crate::io::write_atomic(&curve_path, learning_curve_svg(&title, &points).as_bytes())
-                .map_err(|e| format!("cannot write {}: {e}", curve_path.display()))?;
+        let mut line = MetricsLine::new(&state, result);
+        if run.evaluation_due(state.iteration) {
+            let estimate = run.evaluate(&state, options.tablebase.clone(), options.progress)?;
+            line.record_evaluation(&estimate);
+            state.curve.push((
+                state.games,
+                estimate.elo,
+                estimate.elo_low,
+                estimate.elo_high,
+            ));
+            run.draw_curve(&state.curve)?;
         }
         state.seconds = seconds_before + session.elapsed().as_secs_f64();
         line.elapsed_s = state.seconds;
-        (options.log)(&describe(&line, config.budget.iterations, baseline));
+        (options.log)(&describe(&line, config.budget.iterations, run.baseline));
         metrics.push(line);
-        write_metrics(&metrics_path, &metrics)?;
-        write_checkpoint(&checkpoint_path, &game, &state, config)?;
+        metrics.write(&run.metrics_path)?;
+        write_checkpoint(&run.checkpoint_path, &run.game, &state, config)?;
     }
     Ok(TrainSummary {
         iterations: state.iteration,
@@ -456,8 +352,456 @@ pub fn train<G: EvalGame>(
         positions: state.positions,
         seconds: state.seconds,
         interrupted,
-        last: metrics.last().cloned(),
+        last: metrics.last,
     })
+}
+
+impl MetricsLine {
+    /// The line of the iteration `state` has just finished, as `report` tells it; no
+    /// evaluation yet, no time.
+    fn new<G: EvalGame>(state: &Checkpoint<G>, report: IterationReport) -> MetricsLine {
+        MetricsLine {
+            iteration: state.iteration,
+            games: state.games,
+            positions: state.positions,
+            loss_before: report.loss_before,
+            loss: report.loss,
+            eval_games: None,
+            score: None,
+            elo: None,
+            elo_low: None,
+            elo_high: None,
+            elapsed_s: 0.0,
+            detail: report.detail,
+        }
+    }
+
+    fn record_evaluation(&mut self, estimate: &Estimate) {
+        self.eval_games = Some(estimate.games);
+        self.score = Some(estimate.score);
+        self.elo = Some(estimate.elo);
+        self.elo_low = Some(estimate.elo_low);
+        self.elo_high = Some(estimate.elo_high);
+    }
+}
+
+/// What a run derives from its config once: its files, game and openings.
+struct Run<'a, G: EvalGame> {
+    config: &'a TrainConfig,
+    config_text: &'a str,
+    game: String,
+    baseline: &'static str,
+    checkpoint_path: PathBuf,
+    metrics_path: PathBuf,
+    curve_path: PathBuf,
+    openings: Vec<G>,
+    eval_openings: Vec<G>,
+}
+
+impl<'a, G: EvalGame> Run<'a, G> {
+    /// The run of `config`, its model's folder made.
+    fn new(
+        variant: G::Variant,
+        config: &'a TrainConfig,
+        config_text: &'a str,
+    ) -> Result<Self, String> {
+        if let Some(dir) = config.model.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        }
+        let eval = &config.evaluation;
+        Ok(Run {
+            config,
+            config_text,
+            game: G::variant_name(variant),
+            baseline: G::BUILTINS[0],
+            checkpoint_path: config.beside_model("ckpt"),
+            metrics_path: config.beside_model("metrics.jsonl"),
+            curve_path: config.beside_model("curve.svg"),
+            openings: selfplay_openings(variant, config)?,
+            eval_openings: random_openings(
+                G::start_of(variant),
+                (eval.games / 2) as usize,
+                eval.random_plies,
+                config.seed ^ EVALUATION_SEED,
+            )?,
+        })
+    }
+
+    /// Where the games of the iteration starting at `first_game` come from: played, or
+    /// taken from `recorded`; `None` (said in `log`) once the recorded games hold no more.
+    fn game_source(
+        &self,
+        first_game: u64,
+        recorded: Option<&mut RecordedGames<G>>,
+        log: &mut dyn FnMut(&str),
+    ) -> Result<Option<GameSource<G>>, String> {
+        let Some(recorded) = recorded else {
+            return Ok(Some(GameSource::Play));
+        };
+        let count = self.config.selfplay.games_per_iteration;
+        let Some(games) = recorded.take(first_game, count)? else {
+            log(&format!(
+                "{} holds no game of iteration {} (games {}): stopping",
+                recorded.path.display(),
+                first_game / count + 1,
+                span(first_game, count)
+            ));
+            return Ok(None);
+        };
+        let foreign = games
+            .iter()
+            .filter(|g| {
+                g.positions[0] != self.openings[(g.index % self.openings.len() as u64) as usize]
+            })
+            .count();
+        if foreign > 0 {
+            log(&format!(
+                "warning: {foreign} of the {count} recorded games of iteration {} do not start \
+                 from this run's openings (played with another seed or opening settings?)",
+                first_game / count + 1
+            ));
+        }
+        Ok(Some(GameSource::Recorded(games)))
+    }
+
+    /// Saves the learner's model as the next revision.
+    fn save_model(&self, state: &mut Checkpoint<G>) -> Result<(), String> {
+        let model = state.learner.learner();
+        let mut header = model.model_header(&self.game);
+        header.revision = state.model_revision;
+        header.meta.config = self.config_text.to_string();
+        header.meta.seed = self.config.seed;
+        header.meta.games = state.games;
+        header.meta.positions = state.positions;
+        model
+            .save_model(&self.config.model, &mut header)
+            .map_err(|e| e.to_string())?;
+        state.model_revision = header.revision;
+        Ok(())
+    }
+
+    /// Whether an evaluation match follows the iteration `iteration` (counted from 1).
+    fn evaluation_due(&self, iteration: u64) -> bool {
+        let every = self.config.evaluation.every;
+        (every > 0 && iteration.is_multiple_of(every)) || iteration == self.config.budget.iterations
+    }
+
+    /// The learner's model against the game's baseline evaluator.
+    fn evaluate(
+        &self,
+        state: &Checkpoint<G>,
+        tablebase: Option<Arc<dyn Tablebase<G>>>,
+        progress: &mut dyn FnMut(Stage, u64, u64),
+    ) -> Result<Estimate, String> {
+        let eval = &self.config.evaluation;
+        let selfplay = &self.config.selfplay;
+        let match_config = MatchConfig {
+            pairs: eval.games / 2,
+            limits_a: Limits::depth(eval.depth),
+            limits_b: Limits::depth(eval.depth),
+            ply_cap: selfplay.ply_cap,
+            threads: selfplay.threads,
+            tt_mib: selfplay.tt_mb,
+            seed: self.config.seed ^ EVALUATION_SEED,
+            sprt: None,
+            clock: None,
+        };
+        let outcome = run_match(
+            &Engine::new(state.learner.learner().evaluator(), tablebase.clone()),
+            &Engine::new(AnyEvaluator::baseline(), tablebase),
+            &self.eval_openings,
+            &match_config,
+            |_, tally| {
+                let done = 2 * tally.pentanomial.pairs();
+                progress(Stage::Evaluation, done, 2 * match_config.pairs)
+            },
+        )?;
+        Ok(outcome.tally.estimate())
+    }
+
+    /// Redraws the learning curve from the evaluations so far.
+    fn draw_curve(&self, curve: &[(u64, f64, f64, f64)]) -> Result<(), String> {
+        let points: Vec<CurvePoint> = curve
+            .iter()
+            .map(|&(games, elo, low, high)| CurvePoint {
+                games,
+                elo,
+                low,
+                high,
+            })
+            .collect();
+        let eval = &self.config.evaluation;
+        let title = format!(
+            "{} learner ({}): Elo against {} (depth {}, {} games per evaluation)",
+            self.config.learner.name(),
+            self.game,
+            self.baseline,
+            eval.depth,
+            eval.games
+        );
+        crate::io::write_atomic(
+            &self.curve_path,
+            learning_curve_svg(&title, &points).as_bytes(),
+        )
+        .map_err(|e| format!("cannot write {}: {e}", self.curve_path.display()))
+    }
+}
+
+/// The self-play openings of the run of `config`: its openings file, or up to
+/// [`OPENING_POOL`] distinct random openings from its seed; game `i` starts from opening
+/// `i mod len`.
+fn selfplay_openings<G: EvalGame>(
+    variant: G::Variant,
+    config: &TrainConfig,
+) -> Result<Vec<G>, String> {
+    let selfplay = &config.selfplay;
+    match &selfplay.openings {
+        Some(path) => read_openings::<G>(variant, path),
+        None => {
+            let total_games = selfplay
+                .games_per_iteration
+                .saturating_mul(config.budget.iterations);
+            Ok(random_openings_up_to(
+                G::start_of(variant),
+                (total_games as usize).min(OPENING_POOL),
+                selfplay.random_plies,
+                config.seed,
+            ))
+        }
+    }
+}
+
+/// The softmax exploration of the self-play games, if the config asks for one.
+fn exploration(selfplay: &SelfPlaySettings) -> Option<Exploration> {
+    selfplay.temperature.map(|temperature| Exploration {
+        temperature,
+        plies: selfplay.temperature_plies,
+    })
+}
+
+/// How the games of the iteration whose first game is `first_game` are played, the part
+/// `shard` plays of them.
+fn selfplay_config(config: &TrainConfig, first_game: u64, shard: Shard) -> SelfPlayConfig {
+    let s = &config.selfplay;
+    SelfPlayConfig {
+        games: s.games_per_iteration,
+        first_game,
+        limits: s.limits(),
+        seed: config.seed,
+        exploration: exploration(s),
+        ply_cap: s.ply_cap,
+        threads: s.threads,
+        shard,
+        tt_mib: s.tt_mb,
+        adjudicate: s.egdb_adjudicate,
+    }
+}
+
+/// The state a run of game `game` starts from: a fresh learner, or the checkpoint beside
+/// the model (which must have been made with the same config, [budget] aside).
+fn start_state<G: EvalGame>(
+    game: &str,
+    config: &TrainConfig,
+    config_text: &str,
+    start: Start,
+    log: &mut dyn FnMut(&str),
+) -> Result<Checkpoint<G>, String> {
+    let path = config.beside_model("ckpt");
+    if start == Start::New || (start == Start::Continue && !path.exists()) {
+        return Ok(Checkpoint {
+            config_text: config_text.to_string(),
+            iteration: 0,
+            games: 0,
+            positions: 0,
+            seconds: 0.0,
+            model_revision: 0,
+            learner: LearnerState::new(config),
+            curve: Vec::new(),
+        });
+    }
+    let checkpoint = read_checkpoint::<G>(&path, game)?;
+    let saved = TrainConfig::parse(&checkpoint.config_text).map_err(|e| {
+        format!(
+            "checkpoint {}: its config does not parse: {e}",
+            path.display()
+        )
+    })?;
+    if !same_training(&saved, config) {
+        return Err(format!(
+            "checkpoint {} was made with a different configuration; resume with the same \
+             config (only [budget] may change)",
+            path.display()
+        ));
+    }
+    log(&format!(
+        "resuming after iteration {} ({} games)",
+        checkpoint.iteration, checkpoint.games
+    ));
+    Ok(Checkpoint {
+        config_text: config_text.to_string(),
+        ..checkpoint
+    })
+}
+
+/// Refuses a learner whose self-play cannot be played elsewhere: Samuel learns inside
+/// its own games (player A updates after each of its moves against a frozen B).
+fn require_games_played_elsewhere(config: &TrainConfig) -> Result<(), String> {
+    match config.learner {
+        LearnerKind::Samuel => Err(
+            "the samuel learner learns during its own self-play games (player A against B), \
+             so its games cannot be played as shards or read from a dataset; train it with \
+             `evalearn train --config` alone (glem and td can)"
+                .to_string(),
+        ),
+        LearnerKind::Glem | LearnerKind::Td => Ok(()),
+    }
+}
+
+/// One shard of the next iteration of a run, as `train` would play it.
+pub struct ShardPlan<G: EvalGame> {
+    /// Iterations the run has finished: the shard's games belong to the next one.
+    pub finished: u64,
+    /// The learner's current model.
+    pub evaluator: AnyEvaluator<G>,
+    pub selfplay: SelfPlayConfig,
+    pub openings: Vec<G>,
+}
+
+/// Shard `shard` of the next iteration of the run of `config` (game `G`, `variant`):
+/// the model of its checkpoint (or of a fresh learner when there is none), the run's
+/// openings, exploration and limits, and the iteration's game numbers. `threads`, if
+/// given, replaces the config's (the games do not depend on it).
+pub fn plan_shard<G: EvalGame>(
+    variant: G::Variant,
+    config: &TrainConfig,
+    config_text: &str,
+    shard: Shard,
+    threads: Option<usize>,
+) -> Result<ShardPlan<G>, String> {
+    require_games_played_elsewhere(config)?;
+    let game = G::variant_name(variant);
+    let state = start_state::<G>(&game, config, config_text, Start::Continue, &mut |_| {})?;
+    if state.iteration >= config.budget.iterations {
+        return Err(format!(
+            "the run is finished: {} of budget.iterations = {} done; raise budget.iterations \
+             to go on",
+            state.iteration, config.budget.iterations
+        ));
+    }
+    let mut selfplay = selfplay_config(
+        config,
+        state.iteration * config.selfplay.games_per_iteration,
+        shard,
+    );
+    selfplay.threads = threads.unwrap_or(selfplay.threads);
+    Ok(ShardPlan {
+        finished: state.iteration,
+        evaluator: state.learner.learner().evaluator(),
+        selfplay,
+        openings: selfplay_openings(variant, config)?,
+    })
+}
+
+/// Games played beforehand for the iterations to come (`train --from-dataset`): merged
+/// `selfplay --config` shards, or any dataset of the run's game.
+pub struct RecordedGames<G: Game> {
+    path: PathBuf,
+    games: BTreeMap<u64, DatasetGame<G>>,
+    /// Whether an iteration has taken games yet: the first one must find its games.
+    taken: bool,
+}
+
+impl<G: Game> RecordedGames<G> {
+    /// The games of the dataset at `path` (named in messages); a game number twice is an
+    /// error.
+    pub fn new(path: &Path, games: Vec<DatasetGame<G>>) -> Result<RecordedGames<G>, String> {
+        let mut by_number = BTreeMap::new();
+        for game in games {
+            let index = game.index;
+            if by_number.insert(index, game).is_some() {
+                return Err(format!(
+                    "dataset {}: game {index} appears twice (a shard merged twice?)",
+                    path.display()
+                ));
+            }
+        }
+        Ok(RecordedGames {
+            path: path.to_path_buf(),
+            games: by_number,
+            taken: false,
+        })
+    }
+
+    /// Takes games `first..first + count`, sorted; `None` when there is none of them
+    /// after an earlier iteration took its games. Some but not all of them, or none for
+    /// the first iteration, is an error naming what the dataset holds.
+    fn take(&mut self, first: u64, count: u64) -> Result<Option<Vec<DatasetGame<G>>>, String> {
+        let wanted = first..first + count;
+        let found = self.games.range(wanted.clone()).count() as u64;
+        if found == 0 && self.taken {
+            return Ok(None);
+        }
+        if found < count {
+            let iteration = first / count + 1;
+            let missing: Vec<u64> = wanted.filter(|i| !self.games.contains_key(i)).collect();
+            return Err(format!(
+                "dataset {}: iteration {iteration} needs games {}, it holds {found} of them \
+                 (missing {}); the dataset holds {}",
+                self.path.display(),
+                span(first, count),
+                numbers(&missing),
+                self.describe()
+            ));
+        }
+        self.taken = true;
+        let rest = self.games.split_off(&(first + count));
+        let games = std::mem::replace(&mut self.games, rest);
+        Ok(Some(
+            games.into_values().filter(|g| g.index >= first).collect(),
+        ))
+    }
+
+    /// The game numbers held, in words.
+    fn describe(&self) -> String {
+        if self.games.is_empty() {
+            return "no game".to_string();
+        }
+        let held: Vec<u64> = self.games.keys().copied().collect();
+        format!("games {} ({} games)", numbers(&held), held.len())
+    }
+}
+
+/// Games `first..first + count`, in words.
+fn span(first: u64, count: u64) -> String {
+    format!("{first}–{}", first + count - 1)
+}
+
+/// Sorted game numbers as runs (`0–15, 17, 19`), the first few of them.
+fn numbers(sorted: &[u64]) -> String {
+    const SHOWN: usize = 6;
+    let mut runs: Vec<(u64, u64)> = Vec::new();
+    for &n in sorted {
+        match runs.last_mut() {
+            Some((_, last)) if *last + 1 == n => *last = n,
+            _ => runs.push((n, n)),
+        }
+    }
+    let mut text: Vec<String> = runs
+        .iter()
+        .take(SHOWN)
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}–{b}")
+            }
+        })
+        .collect();
+    if runs.len() > SHOWN {
+        text.push("…".to_string());
+    }
+    text.join(", ")
 }
 
 /// Two configurations train the same way (only the budget may differ).
@@ -509,33 +853,49 @@ fn write_checkpoint<G: EvalGame>(
     save_model(path, &mut header, state).map_err(|e| e.to_string())
 }
 
-/// The metrics of iterations up to `iteration` (older sessions of a resumed run).
-fn read_metrics(path: &Path, iteration: u64) -> Result<Vec<MetricsLine>, String> {
-    if iteration == 0 {
-        return Ok(Vec::new());
-    }
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
-    };
-    let mut lines = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let metrics: MetricsLine = serde_json::from_str(line)
-            .map_err(|e| format!("{} line {}: {e}", path.display(), n + 1))?;
-        if metrics.iteration <= iteration {
-            lines.push(metrics);
-        }
-    }
-    Ok(lines)
+/// The metrics file of a run: its lines as written, so an earlier session's lines stay
+/// byte for byte (serde_json's default float parsing may move a value by an ulp).
+struct Metrics {
+    text: String,
+    last: Option<MetricsLine>,
 }
 
-fn write_metrics(path: &Path, lines: &[MetricsLine]) -> Result<(), String> {
-    let mut text = String::new();
-    for line in lines {
-        text.push_str(&serde_json::to_string(line).expect("plain values serialise"));
-        text.push('\n');
+impl Metrics {
+    /// The lines of iterations up to `iteration` (older sessions of a resumed run).
+    fn read(path: &Path, iteration: u64) -> Result<Metrics, String> {
+        let mut metrics = Metrics {
+            text: String::new(),
+            last: None,
+        };
+        if iteration == 0 {
+            return Ok(metrics);
+        }
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(metrics),
+            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        };
+        for (n, line) in text.lines().enumerate() {
+            let parsed: MetricsLine = serde_json::from_str(line)
+                .map_err(|e| format!("{} line {}: {e}", path.display(), n + 1))?;
+            if parsed.iteration <= iteration {
+                metrics.text.push_str(line);
+                metrics.text.push('\n');
+                metrics.last = Some(parsed);
+            }
+        }
+        Ok(metrics)
     }
-    crate::io::write_atomic(path, text.as_bytes())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+
+    fn push(&mut self, line: MetricsLine) {
+        self.text
+            .push_str(&serde_json::to_string(&line).expect("plain values serialise"));
+        self.text.push('\n');
+        self.last = Some(line);
+    }
+
+    fn write(&self, path: &Path) -> Result<(), String> {
+        crate::io::write_atomic(path, self.text.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
 }

@@ -23,6 +23,7 @@ mod random_play;
 mod reference_movegen;
 mod search;
 mod selfplay;
+mod shard;
 mod shipped;
 mod td;
 mod tournament;
