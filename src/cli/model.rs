@@ -74,12 +74,7 @@ fn describe<G: CliGame>(
             let (_, weights) = model::load_model::<LinearWeights>(path, game, Some(linear::KIND))
                 .map_err(load_error)?;
             weights.validate::<G>().map_err(invalid)?;
-            println!(
-                "weights (centi-units per unit of feature; the anchor keeps its fixed weight):"
-            );
-            for (name, w) in G::FEATURE_NAMES.iter().zip(&weights.weights) {
-                println!("    {name:<24} {w:>9.2}");
-            }
+            print_linear::<G>(&weights);
             Ok(())
         }
         glem::KIND => {
@@ -112,5 +107,53 @@ fn describe<G: CliGame>(
             Ok(())
         }
         _ => Ok(()),
+    }
+}
+
+/// A linear model's active features with their weights and since when they are active,
+/// its reserve queue and the term replacements that led there.
+fn print_linear<G: CliGame>(weights: &LinearWeights) {
+    let names = G::FEATURE_NAMES;
+    let entered = |i: usize| {
+        weights
+            .replaced
+            .iter()
+            .rev()
+            .find(|r| usize::from(r.added) == i)
+            .map(|r| r.game)
+    };
+    println!(
+        "active features: {} of a pool of {} (weights in centi-units per unit of feature; the \
+         anchor keeps its fixed weight):",
+        weights.active.len(),
+        names.len()
+    );
+    for &i in &weights.active {
+        let i = usize::from(i);
+        let since = match entered(i) {
+            Some(game) => format!("entered at game {game}"),
+            None => "active from the start".to_string(),
+        };
+        println!("    {:<24} {:>9.2}   {since}", names[i], weights.weights[i]);
+    }
+    let reserve: Vec<&str> = weights
+        .reserve
+        .iter()
+        .map(|&i| names[usize::from(i)])
+        .collect();
+    println!("reserve, next first: {}", reserve.join(", "));
+    println!(
+        "replacements: {} (the active feature least correlated with winning, |r|, makes way \
+         for the reserve's head)",
+        weights.replaced.len()
+    );
+    for r in &weights.replaced {
+        println!(
+            "    game {:>6}: {:<24} → {:<24} |r| {:.3}",
+            r.game,
+            names[usize::from(r.removed)],
+            names[usize::from(r.added)],
+            r.measure
+        );
     }
 }

@@ -20,15 +20,19 @@ pub const MAX_FEATURES: usize = 64;
 pub trait Features: Game {
     /// Identifies the feature set (and its order) in saved weight files.
     const FEATURE_SET_ID: &'static str;
-    /// Short names, in [`Features::features`] order (at most [`MAX_FEATURES`]).
+    /// Short names of the whole pool of candidate features, in [`Features::features`]
+    /// order (at most [`MAX_FEATURES`]).
     const FEATURE_NAMES: &'static [&'static str];
+    /// Features active at a time (Samuel's term replacement keeps the rest in reserve);
+    /// a fresh model activates the first `ACTIVE` of the pool, the others queue in order.
+    const ACTIVE: usize;
     /// One line per feature saying what it counts, in the same order.
     const FEATURE_DESCRIPTIONS: &'static [&'static str];
     /// The fixed-weight part of the value, for the side to move, in centi-units (material:
     /// a man 100, a king 300; Kalah: 100 a stone of store difference). It keeps the learned
     /// weights from drifting (seed 5.2).
     fn anchor(&self) -> i32;
-    /// Writes the features into `out[..FEATURE_NAMES.len()]`.
+    /// Writes the whole pool's features into `out[..FEATURE_NAMES.len()]`.
     fn features(&self, out: &mut [i32]);
 }
 
@@ -37,25 +41,75 @@ pub fn feature_count<G: Features>() -> usize {
     G::FEATURE_NAMES.len()
 }
 
-/// Weights of the positional features, in centi-units per unit of feature. The anchor is
-/// not among them: it keeps its fixed weight.
+/// Weights of the positional features, in centi-units per unit of feature, with the
+/// state of Samuel's term replacement: which features of the pool are active, the reserve
+/// queue and what was replaced so far. The anchor is not among them: it keeps its fixed
+/// weight. Model files of a retired feature set are refused when read, naming the config
+/// that retrains them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LinearWeights {
     /// Feature-set identifier the weights belong to.
+    #[serde(deserialize_with = "current_feature_set")]
     pub features: String,
+    /// One weight per feature of the pool; only the active ones are used.
     pub weights: Vec<f32>,
+    /// Indices of the active features, in the order they entered.
+    pub active: Vec<u16>,
+    /// Indices of the reserve features, the next to enter first.
+    pub reserve: Vec<u16>,
+    /// Every replacement so far, oldest first.
+    pub replaced: Vec<Replacement>,
+}
+
+/// One term replacement: `removed` (the least useful active feature) left the active set
+/// for the end of the reserve queue and `added` (the head of the queue) took its place.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Replacement {
+    /// Self-play games played when it happened.
+    pub game: u64,
+    pub removed: u16,
+    pub added: u16,
+    /// The removed feature's usefulness measure (see the learner) at that time.
+    pub measure: f32,
+}
+
+/// Every feature-set identifier an earlier build wrote, with the config that retrains it.
+const RETIRED: [(&str, &str); 2] = [
+    ("samuel-v1", "configs/samuel.toml"),
+    ("kalah-samuel-v1", "configs/kalah-samuel.toml"),
+];
+
+/// Reads the feature-set identifier, refusing a retired one before the rest of the payload
+/// (laid out differently then) fails to decode with a less helpful message.
+fn current_feature_set<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let id = String::deserialize(d)?;
+    match RETIRED.iter().find(|(old, _)| *old == id) {
+        Some((old, config)) => Err(serde::de::Error::custom(format!(
+            "feature set '{old}' (all features always active) is no longer supported: this \
+             build keeps a pool of candidate features with a replaced active set; retrain \
+             with `evalearn train --config {config}`"
+        ))),
+        None => Ok(id),
+    }
 }
 
 impl LinearWeights {
-    /// All weights zero: plays exactly like the anchor alone.
+    /// All weights zero (plays exactly like the anchor alone), the first
+    /// [`Features::ACTIVE`] features active and the rest queued in order.
     pub fn zero<G: Features>() -> Self {
+        let count = feature_count::<G>();
+        let active = G::ACTIVE.min(count);
         LinearWeights {
             features: G::FEATURE_SET_ID.to_string(),
-            weights: vec![0.0; feature_count::<G>()],
+            weights: vec![0.0; count],
+            active: (0..active as u16).collect(),
+            reserve: (active as u16..count as u16).collect(),
+            replaced: Vec::new(),
         }
     }
 
-    /// Checks that the weights fit `G`'s feature set in this build.
+    /// Checks that the weights fit `G`'s feature set in this build and that the active
+    /// and reserve features split the pool.
     pub fn validate<G: Features>(&self) -> Result<(), String> {
         if self.features != G::FEATURE_SET_ID {
             return Err(format!(
@@ -78,7 +132,69 @@ impl LinearWeights {
                 G::FEATURE_NAMES[i]
             ));
         }
+        if count > MAX_FEATURES {
+            return Err(format!("{count} features, at most {MAX_FEATURES}"));
+        }
+        // A bit per feature (at most 64): validation runs after every learning step.
+        let mut seen = 0u64;
+        for &i in self.active.iter().chain(&self.reserve) {
+            let i = usize::from(i);
+            if i >= count {
+                return Err(format!("feature index {i} of {count} features"));
+            }
+            if seen & (1 << i) != 0 {
+                return Err(format!(
+                    "feature {i} ({}) listed twice",
+                    G::FEATURE_NAMES[i]
+                ));
+            }
+            seen |= 1 << i;
+        }
+        if let Some(i) = (0..count).find(|&i| seen & (1 << i) == 0) {
+            return Err(format!(
+                "feature {i} ({}) is neither active nor in reserve",
+                G::FEATURE_NAMES[i]
+            ));
+        }
+        let replaced_ok = self
+            .replaced
+            .iter()
+            .all(|r| usize::from(r.removed) < count && usize::from(r.added) < count);
+        if !replaced_ok {
+            return Err("a replacement names a feature outside the pool".into());
+        }
         Ok(())
+    }
+
+    /// Whether feature `i` is active.
+    pub fn is_active(&self, i: usize) -> bool {
+        self.active.iter().any(|&a| usize::from(a) == i)
+    }
+
+    /// Samuel's term replacement: active feature `removed` goes to the end of the reserve
+    /// queue with its weight cleared, the queue's head takes its place with weight 0.
+    /// Returns the feature that entered, or `None` if the reserve is empty or `removed`
+    /// is not active.
+    pub fn replace(&mut self, removed: usize, game: u64, measure: f32) -> Option<usize> {
+        let slot = self
+            .active
+            .iter()
+            .position(|&a| usize::from(a) == removed)?;
+        if self.reserve.is_empty() {
+            return None;
+        }
+        let added = self.reserve.remove(0);
+        self.active[slot] = added;
+        self.reserve.push(removed as u16);
+        self.weights[removed] = 0.0;
+        self.weights[usize::from(added)] = 0.0;
+        self.replaced.push(Replacement {
+            game,
+            removed: removed as u16,
+            added,
+            measure,
+        });
+        Some(usize::from(added))
     }
 }
 
@@ -96,23 +212,16 @@ impl<G: Features> Linear<G> {
         const { assert!(MAX_FEATURES >= 1) };
         weights.validate::<G>()?;
         let count = weights.weights.len();
-        if count > MAX_FEATURES {
-            return Err(format!("{count} features, at most {MAX_FEATURES}"));
-        }
+        // Inactive features count for nothing, whatever weight a file gives them.
         let mut array = [0.0; MAX_FEATURES];
-        array[..count].copy_from_slice(&weights.weights);
+        for &i in &weights.active {
+            array[usize::from(i)] = weights.weights[usize::from(i)];
+        }
         Ok(Linear {
             weights: array,
             count,
             game: PhantomData,
         })
-    }
-
-    pub fn weights(&self) -> LinearWeights {
-        LinearWeights {
-            features: G::FEATURE_SET_ID.to_string(),
-            weights: self.weights[..self.count].to_vec(),
-        }
     }
 
     /// The positional part alone, in centi-units (unrounded).
@@ -167,5 +276,76 @@ mod tests {
         let mut weights = LinearWeights::zero::<Checkers>();
         weights.weights[0] = f32::NAN;
         assert!(check(&weights));
+        // The active and reserve features must split the pool.
+        let mut weights = LinearWeights::zero::<Checkers>();
+        weights.reserve.pop();
+        assert!(check(&weights));
+        let mut weights = LinearWeights::zero::<Checkers>();
+        weights.active[1] = weights.active[0];
+        assert!(check(&weights));
+        let mut weights = LinearWeights::zero::<Checkers>();
+        weights.reserve.push(200);
+        assert!(check(&weights));
+    }
+
+    #[test]
+    fn only_active_features_count() {
+        let pos = Checkers::parse_position("W:W17,21,22,23:B1,2,3").unwrap();
+        let mut values = [0; MAX_FEATURES];
+        pos.features(&mut values);
+        let mut weights = LinearWeights::zero::<Checkers>();
+        let reserve = usize::from(weights.reserve[0]);
+        assert_ne!(
+            values[reserve], 0,
+            "pick a position where the feature is not 0"
+        );
+        weights.weights[reserve] = 50.0;
+        let evaluate = |w: &LinearWeights| Linear::<Checkers>::new(w).unwrap().evaluate(&pos);
+        assert_eq!(evaluate(&weights), Material.evaluate(&pos));
+        // Swapping the first active feature out brings the reserve's head in, weight 0.
+        let first = usize::from(weights.active[0]);
+        weights.weights[first] = 3.0;
+        assert_eq!(weights.replace(first, 10, 0.01), Some(reserve));
+        assert_eq!(
+            (weights.weights[first], weights.weights[reserve]),
+            (0.0, 0.0)
+        );
+        assert_eq!(usize::from(*weights.reserve.last().unwrap()), first);
+        weights.weights[reserve] = 50.0;
+        assert_eq!(
+            evaluate(&weights),
+            Material.evaluate(&pos) + 50 * values[reserve]
+        );
+        // An inactive feature cannot be swapped out.
+        assert_eq!(weights.replace(first, 20, 0.0), None);
+    }
+
+    #[test]
+    fn retired_feature_sets_are_refused_with_the_config_to_retrain() {
+        use crate::io::model::{ModelHeader, decode_model, encode_model};
+        #[derive(Serialize)]
+        struct V1 {
+            features: String,
+            weights: Vec<f32>,
+        }
+        let old = V1 {
+            features: "samuel-v1".into(),
+            weights: vec![1.0; 22],
+        };
+        let header = ModelHeader::new("brazilian", KIND, "samuel-v1");
+        let bytes = encode_model(&header, &old).unwrap();
+        let error = decode_model::<LinearWeights>(&bytes, None, Some(KIND))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("'samuel-v1'") && error.contains("configs/samuel.toml"),
+            "{error}"
+        );
+        // The current layout round-trips.
+        let mut weights = LinearWeights::zero::<Checkers>();
+        weights.replace(3, 100, 0.02).unwrap();
+        let bytes = encode_model(&header, &weights).unwrap();
+        let (_, back) = decode_model::<LinearWeights>(&bytes, None, Some(KIND)).unwrap();
+        assert_eq!(back, weights);
     }
 }

@@ -649,7 +649,11 @@ pub fn decode_model<T: serde::de::DeserializeOwned>(
         message,
     };
     let (value, used) = bincode::serde::decode_from_slice::<T, _>(payload, bincode_config())
-        .map_err(|e| payload_error(e.to_string()))?;
+        .map_err(|e| match e {
+            // A payload type's own message (serde's `custom`), shown as written.
+            bincode::error::DecodeError::OtherString(message) => payload_error(message),
+            e => payload_error(e.to_string()),
+        })?;
     if used != payload.len() {
         return Err(payload_error(format!(
             "{} of its {} bytes left over after decoding",

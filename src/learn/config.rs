@@ -227,23 +227,45 @@ impl Default for EvaluationSettings {
     }
 }
 
-/// Samuel's method (seed 5.2): player A learns after each of its moves, B is frozen.
+/// Samuel's method (seed 5.2): player A learns after each of its moves, B is frozen; the
+/// least useful active feature is periodically replaced from the reserve, and the model
+/// kept is the best of A's weights by a selection match against the anchor.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SamuelSettings {
-    /// Step size of the normalised LMS update.
+    /// Step size of the normalised LMS update (at game 0; see `step_decay_games`).
     #[serde(default = "default_samuel_rate")]
     pub learning_rate: f64,
+    /// The step after `g` games is `learning_rate / (1 + g / step_decay_games)`; 0 keeps
+    /// it constant.
+    #[serde(default = "default_step_decay_games")]
+    pub step_decay_games: f64,
     /// Largest error (centi-units) one update follows; larger ones are clipped.
     #[serde(default = "default_error_clip")]
     pub error_clip: f64,
     /// Losses in a row after which A's largest weight is set to zero.
     #[serde(default = "default_loss_streak")]
     pub loss_streak: u32,
+    /// Games between term replacements (0: the active features never change).
+    #[serde(default = "default_replace_every")]
+    pub replace_every: u64,
+    /// Games between selection matches of A against the anchor alone; the best-scoring
+    /// weights are the model (0: the model is A's latest weights).
+    #[serde(default = "default_select_every")]
+    pub select_every: u64,
+    /// Games of a selection match (even: each opening with both colours).
+    #[serde(default = "default_select_games")]
+    pub select_games: u64,
+    /// Search depth of the selection matches.
+    #[serde(default = "default_select_depth")]
+    pub select_depth: u32,
 }
 
 fn default_samuel_rate() -> f64 {
     0.005
+}
+fn default_step_decay_games() -> f64 {
+    2000.0
 }
 fn default_error_clip() -> f64 {
     300.0
@@ -251,13 +273,30 @@ fn default_error_clip() -> f64 {
 fn default_loss_streak() -> u32 {
     3
 }
+fn default_replace_every() -> u64 {
+    100
+}
+fn default_select_every() -> u64 {
+    200
+}
+fn default_select_games() -> u64 {
+    100
+}
+fn default_select_depth() -> u32 {
+    4
+}
 
 impl Default for SamuelSettings {
     fn default() -> Self {
         SamuelSettings {
             learning_rate: default_samuel_rate(),
+            step_decay_games: default_step_decay_games(),
             error_clip: default_error_clip(),
             loss_streak: default_loss_streak(),
+            replace_every: default_replace_every(),
+            select_every: default_select_every(),
+            select_games: default_select_games(),
+            select_depth: default_select_depth(),
         }
     }
 }
@@ -511,8 +550,30 @@ impl TrainConfig {
         };
         positive("samuel.learning_rate", self.samuel.learning_rate)?;
         positive("samuel.error_clip", self.samuel.error_clip)?;
-        if self.samuel.loss_streak == 0 {
+        let sam = &self.samuel;
+        if sam.loss_streak == 0 {
             return fail("samuel.loss_streak", "must be at least 1", "0".into());
+        }
+        if !(sam.step_decay_games.is_finite() && sam.step_decay_games >= 0.0) {
+            return fail(
+                "samuel.step_decay_games",
+                "must be a number ≥ 0",
+                sam.step_decay_games.to_string(),
+            );
+        }
+        if sam.select_every > 0 && (sam.select_games == 0 || !sam.select_games.is_multiple_of(2)) {
+            return fail(
+                "samuel.select_games",
+                "must be even and at least 2",
+                sam.select_games.to_string(),
+            );
+        }
+        if !(1..=MAX_PLY as u32 - 8).contains(&sam.select_depth) {
+            return fail(
+                "samuel.select_depth",
+                "must be 1..=120",
+                sam.select_depth.to_string(),
+            );
         }
         let g = &self.glem;
         if g.min_support == 0 {

@@ -2,14 +2,28 @@
 //! features ([`crate::eval::linear`]), for any game that has them.
 //!
 //! Player A learns, player B is frozen. **The update rule**: after each of A's moves,
-//! with `s` the position A moved from, `f = features(s)`, `V(s) = anchor(s) + w·f` its
-//! static value and `v` the value A's search backed up for `s` (both for A, in
-//! centi-units), the error `δ = clamp(v − V(s), ±error_clip)` moves the weights by the
-//! normalised LMS step `w ← w + α·δ·f / (1 + f·f)`. Positions with a capture pending (no
-//! static value is used there) and decided ones (a win or loss score) are skipped. The
-//! anchor (material; Kalah's store difference) keeps its fixed weight, without which the
-//! weights would drift. After a game A wins, B takes A's weights; after `loss_streak` (3) losses in a
-//! row, A's largest weight (in absolute value) is set to zero, to leave a local optimum.
+//! with `s` the position A moved from, `f = features(s)` over the active features,
+//! `V(s) = anchor(s) + w·f` its static value and `v` the value A's search backed up for
+//! `s` (both for A, in centi-units), the error `δ = clamp(v − V(s), ±error_clip)` moves
+//! the active weights by the normalised LMS step `w ← w + α_g·δ·f / (1 + f·f)`, with the
+//! step decaying over the games played, `α_g = α / (1 + g / step_decay_games)`. Positions
+//! with a capture pending (no static value is used there) and decided ones (a win or loss
+//! score) are skipped. The anchor (material; Kalah's store difference) keeps its fixed
+//! weight, without which the weights would drift. After a game A wins, B takes A's
+//! weights; after `loss_streak` losses in a row, A's largest weight (in absolute value)
+//! is set to zero, to leave a local optimum.
+//!
+//! **Term replacement** (the seed's footnote, Samuel 1959): the game lists a pool of
+//! candidate features larger than the active set. Over the games since the last
+//! replacement, each feature's values at A's learning positions are correlated with the
+//! result of their game for A (+1 win, 0 draw, −1 loss); every `replace_every` games the
+//! active feature whose |Pearson correlation| with winning is lowest goes to the end of
+//! the reserve queue, and the queue's head takes its place with weight 0.
+//!
+//! **Stability**: besides the decaying step, every `select_every` games A plays a
+//! selection match against the anchor alone (the same openings each time, both colours);
+//! the model (what is evaluated and saved) is A's best-scoring weights so far, so a longer
+//! run of the same seed ends at least as high on that match as a shorter one.
 //!
 //! Games are played one after another, because A changes after every move; A moves first
 //! in even-numbered games and second in odd ones.
@@ -35,12 +49,28 @@ use super::train::{Iteration, IterationReport, Learner, Stage};
 /// The learner's state between iterations (saved in checkpoints).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SamuelState {
-    /// Player A's weights (the model being trained).
+    /// Player A's weights (the one learning).
     pub a: LinearWeights,
     /// Player B's weights (frozen; A's after A's last win).
     pub b: LinearWeights,
     /// A's losses in a row.
     pub loss_streak: u32,
+    /// Per feature of the pool: its correlation with A's results since the last
+    /// replacement.
+    pub usefulness: Vec<Correlation>,
+    /// The model: A's best weights by selection match (A's own until the first match).
+    /// Boxed: the learners' states share an enum.
+    pub best: Option<Box<Selected>>,
+}
+
+/// A's weights at a selection match and how they scored.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Selected {
+    pub weights: LinearWeights,
+    /// A's score (wins + draws / 2 over games) against the anchor alone.
+    pub score: f64,
+    /// Self-play games played when they were selected.
+    pub game: u64,
 }
 
 impl SamuelState {
@@ -50,18 +80,61 @@ impl SamuelState {
             a: LinearWeights::zero::<G>(),
             b: LinearWeights::zero::<G>(),
             loss_streak: 0,
+            usefulness: vec![Correlation::default(); feature_count::<G>()],
+            best: None,
         }
+    }
+
+    /// The model's weights: the best selected, or A's before any selection.
+    pub fn model(&self) -> &LinearWeights {
+        self.best.as_ref().map_or(&self.a, |b| &b.weights)
+    }
+}
+
+/// Running sums for the Pearson correlation of a feature `x` with game results `y`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Correlation {
+    n: f64,
+    x: f64,
+    xx: f64,
+    y: f64,
+    yy: f64,
+    xy: f64,
+}
+
+impl Correlation {
+    /// Adds one game: `count` positions whose feature values sum to `x` and whose squares
+    /// sum to `xx`, all with result `y`.
+    pub fn add_game(&mut self, count: f64, x: f64, xx: f64, y: f64) {
+        self.n += count;
+        self.x += x;
+        self.xx += xx;
+        self.y += count * y;
+        self.yy += count * y * y;
+        self.xy += x * y;
+    }
+
+    /// Pearson's r; 0 when either variance is 0 (a constant feature, or all games with
+    /// the same result).
+    pub fn value(&self) -> f64 {
+        let covariance = self.n * self.xy - self.x * self.y;
+        let vx = self.n * self.xx - self.x * self.x;
+        let vy = self.n * self.yy - self.y * self.y;
+        if vx <= 0.0 || vy <= 0.0 {
+            return 0.0;
+        }
+        covariance / (vx * vy).sqrt()
     }
 }
 
 /// What one iteration did.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SamuelReport {
     pub games: u64,
     pub positions: u64,
-    /// Mean squared error (in units², a unit being 100 centi-units) of A's static values against its search values over
-    /// the positions A learned from in this iteration, with A's weights from before the
-    /// iteration and from after it.
+    /// Mean squared error (in units², a unit being 100 centi-units) of A's static values
+    /// against its search values over the positions A learned from in this iteration,
+    /// with A's weights from before the iteration and from after it.
     pub loss_before: f64,
     pub loss: f64,
     pub updates: u64,
@@ -72,40 +145,58 @@ pub struct SamuelReport {
     pub copies: u64,
     /// Times A's largest weight was set to zero.
     pub zeroings: u64,
+    /// Term replacements as (removed, added) feature indices.
+    pub replaced: Vec<(usize, usize)>,
+    /// Selection-match scores of A in this iteration.
+    pub selections: Vec<f64>,
 }
 
-/// One normalised-LMS step of `weights` towards `target` at `pos`; returns the error
-/// (centi-units, before clipping) or `None` if the position is skipped.
-pub fn update<G: Features>(
-    weights: &mut LinearWeights,
-    pos: &G,
-    target: i32,
-    settings: &SamuelSettings,
-) -> Option<f64> {
+/// The step size after `games` games.
+pub fn step_size(settings: &SamuelSettings, games: u64) -> f64 {
+    if settings.step_decay_games > 0.0 {
+        settings.learning_rate / (1.0 + games as f64 / settings.step_decay_games)
+    } else {
+        settings.learning_rate
+    }
+}
+
+/// The pool's features of `pos` into `out`, or `false` if the position is not learned
+/// from (a capture pending, or a decided `target`).
+pub fn learning_features<G: Features>(pos: &G, target: i32, out: &mut [i32]) -> bool {
     if !pos.is_quiet() || target.abs() >= WIN_THRESHOLD {
-        return None;
+        return false;
     }
-    let mut values = [0; MAX_FEATURES];
-    let f = &mut values[..feature_count::<G>()];
-    pos.features(f);
-    let f = &*f;
-    let positional: f64 = weights
-        .weights
-        .iter()
-        .zip(f)
-        .map(|(&w, &x)| w as f64 * x as f64)
-        .sum();
-    let value = pos.anchor() as f64 + positional;
-    let error = target as f64 - value;
-    let delta = error.clamp(-settings.error_clip, settings.error_clip);
-    let norm = 1.0 + f.iter().map(|&x| (x as f64) * (x as f64)).sum::<f64>();
-    for (w, &x) in weights.weights.iter_mut().zip(f) {
-        *w += (settings.learning_rate * delta * x as f64 / norm) as f32;
-    }
-    Some(error)
+    pos.features(&mut out[..feature_count::<G>()]);
+    true
 }
 
-/// Sets A's largest weight (in absolute value) to zero.
+/// One normalised-LMS step of `weights`' active features with step `rate` towards
+/// `target` at a position with (pool) features `f` and anchor `anchor`; returns the error
+/// (centi-units, before clipping).
+pub fn update(
+    weights: &mut LinearWeights,
+    anchor: i32,
+    f: &[i32],
+    target: i32,
+    rate: f64,
+    error_clip: f64,
+) -> f64 {
+    let (mut positional, mut norm) = (0.0, 1.0);
+    for &i in &weights.active {
+        let x = f[usize::from(i)] as f64;
+        positional += weights.weights[usize::from(i)] as f64 * x;
+        norm += x * x;
+    }
+    let error = target as f64 - (anchor as f64 + positional);
+    let delta = error.clamp(-error_clip, error_clip);
+    for &i in &weights.active {
+        let i = usize::from(i);
+        weights.weights[i] += (rate * delta * f[i] as f64 / norm) as f32;
+    }
+    error
+}
+
+/// Sets the largest weight (in absolute value) to zero.
 pub fn zero_largest(weights: &mut LinearWeights) {
     let largest = weights
         .weights
@@ -149,6 +240,30 @@ pub fn after_game(
     }
 }
 
+/// Samuel's term replacement after `games` games: the active feature least correlated
+/// with winning (|r| over the games since the last replacement; the lowest index among
+/// equals) makes way for the reserve's head, and the correlations restart. Returns
+/// (removed, added), or `None` without data or reserve.
+pub fn replace_least_useful(state: &mut SamuelState, games: u64) -> Option<(usize, usize)> {
+    if state.usefulness.iter().all(|c| c.n == 0.0) {
+        return None;
+    }
+    let (removed, measure) = state
+        .a
+        .active
+        .iter()
+        .map(|&i| {
+            (
+                usize::from(i),
+                state.usefulness[usize::from(i)].value().abs(),
+            )
+        })
+        .min_by(|x, y| x.1.total_cmp(&y.1).then(x.0.cmp(&y.0)))?;
+    let added = state.a.replace(removed, games, measure as f32)?;
+    state.usefulness.fill(Correlation::default());
+    Some((removed, added))
+}
+
 /// Self-play settings of a Samuel iteration.
 pub struct SamuelPlay<'a, G> {
     pub limits: Limits,
@@ -163,6 +278,107 @@ pub struct SamuelPlay<'a, G> {
     pub adjudicate: bool,
 }
 
+impl<G: Features> SamuelPlay<'_, G> {
+    fn searcher(&self, weights: &LinearWeights) -> Searcher<G, Linear<G>> {
+        Searcher::new(linear(weights), SearchConfig::FULL, self.tt_mib)
+            .with_tablebase(self.tablebase.clone())
+    }
+
+    fn rules(&self) -> GameRules<'_, G> {
+        GameRules {
+            ply_cap: self.ply_cap,
+            exploration: self.exploration,
+            adjudicator: self.tablebase.as_deref().filter(|_| self.adjudicate),
+        }
+    }
+}
+
+fn linear<G: Features>(weights: &LinearWeights) -> Linear<G> {
+    Linear::new(weights).expect("learner weights fit the feature set")
+}
+
+/// A's score for `a_result` with A on `a_side`: 1 a win, ½ a draw, 0 a loss.
+fn score(a_result: Outcome, a_side: Side) -> f64 {
+    match a_result {
+        Outcome::Win(side) if side == a_side => 1.0,
+        Outcome::Win(_) => 0.0,
+        Outcome::Draw => 0.5,
+    }
+}
+
+/// The selection match: `weights` against the anchor alone, `select_games` games at
+/// `select_depth` from the first `select_games / 2` openings, each with both colours, no
+/// exploration. Returns the weights' score (0..=1).
+pub fn selection_score<G: Features>(
+    weights: &LinearWeights,
+    settings: &SamuelSettings,
+    play: &SamuelPlay<G>,
+) -> f64 {
+    let limits = Limits::depth(settings.select_depth);
+    let rules = || GameRules {
+        exploration: None,
+        ..play.rules()
+    };
+    let mut total = 0.0;
+    for index in 0..settings.select_games {
+        // Fresh searchers each game: the score depends on the weights alone.
+        let mut candidate = play.searcher(weights);
+        let mut anchor = play.searcher(&LinearWeights::zero::<G>());
+        let a_side = if index.is_multiple_of(2) {
+            Side::First
+        } else {
+            Side::Second
+        };
+        let opening = play.openings[((index / 2) % play.openings.len() as u64) as usize];
+        let mut rng = rng::stream(play.seed ^ SELECTION_STREAM, index);
+        let game = play_engine_game(index, opening, rules(), &mut rng, |record, _| {
+            if record.position().side_to_move() == a_side {
+                candidate.search(record, &limits, |_| {})
+            } else {
+                anchor.search(record, &limits, |_| {})
+            }
+        });
+        total += score(game.outcome, a_side);
+    }
+    total / settings.select_games.max(1) as f64
+}
+
+/// Keeps the selection matches' random streams apart from the self-play games'.
+const SELECTION_STREAM: u64 = 0x5E1E_C7ED_5A4E_1959;
+
+/// Per-game sums of the pool's features at A's learning positions, for the correlations.
+struct GameSums {
+    count: f64,
+    x: [f64; MAX_FEATURES],
+    xx: [f64; MAX_FEATURES],
+}
+
+impl GameSums {
+    fn new() -> GameSums {
+        GameSums {
+            count: 0.0,
+            x: [0.0; MAX_FEATURES],
+            xx: [0.0; MAX_FEATURES],
+        }
+    }
+
+    fn add(&mut self, f: &[i32]) {
+        self.count += 1.0;
+        for (i, &v) in f.iter().enumerate() {
+            self.x[i] += v as f64;
+            self.xx[i] += (v as f64) * (v as f64);
+        }
+    }
+
+    /// Adds the game to the correlations with A's result `y`, then clears.
+    fn finish(&mut self, usefulness: &mut [Correlation], y: f64) {
+        for (i, c) in usefulness.iter_mut().enumerate() {
+            c.add_game(self.count, self.x[i], self.xx[i], y);
+        }
+        *self = GameSums::new();
+    }
+}
+
 /// Plays `games` games numbered from `first_game` (their random streams and openings
 /// follow the number), learning as it goes. Returns `None` if `stop` was raised: the
 /// iteration is then incomplete and `state` must be discarded.
@@ -175,55 +391,53 @@ pub fn iteration<G: Features>(
     stop: &AtomicBool,
     mut on_game: impl FnMut(),
 ) -> Option<SamuelReport> {
-    let linear =
-        |w: &LinearWeights| Linear::<G>::new(w).expect("learner weights fit the feature set");
-    let searcher = |w: &LinearWeights| {
-        Searcher::new(linear(w), SearchConfig::FULL, play.tt_mib)
-            .with_tablebase(play.tablebase.clone())
-    };
-    let mut searcher_a = searcher(&state.a);
-    let mut searcher_b = searcher(&state.b);
+    let mut searcher_a = play.searcher(&state.a);
+    let mut searcher_b = play.searcher(&state.b);
     let mut report = SamuelReport::default();
     let start = state.a.clone();
     let mut learned: Vec<(G, i32)> = Vec::new();
+    let mut sums = GameSums::new();
+    let count = feature_count::<G>();
     for index in first_game..first_game + games {
         if stop.load(Ordering::Relaxed) {
             return None;
         }
-        let a_side = if index % 2 == 0 {
+        let a_side = if index.is_multiple_of(2) {
             Side::First
         } else {
             Side::Second
         };
+        let rate = step_size(settings, index);
         let opening = play.openings[(index % play.openings.len() as u64) as usize];
         let mut rng = rng::stream(play.seed, index);
-        let game = play_engine_game(
-            index,
-            opening,
-            GameRules {
-                ply_cap: play.ply_cap,
-                exploration: play.exploration,
-                adjudicator: play.tablebase.as_deref().filter(|_| play.adjudicate),
-            },
-            &mut rng,
-            |record, exact| {
-                let limits = Limits {
-                    exact_root_values: exact,
-                    ..play.limits.clone()
-                };
-                let pos = *record.position();
-                if pos.side_to_move() != a_side {
-                    return searcher_b.search(record, &limits, |_| {});
-                }
-                let result = searcher_a.search(record, &limits, |_| {});
-                if update(&mut state.a, &pos, result.score, settings).is_some() {
-                    learned.push((pos, result.score));
-                    report.updates += 1;
-                    *searcher_a.evaluator_mut() = linear(&state.a);
-                }
-                result
-            },
-        );
+        let game = play_engine_game(index, opening, play.rules(), &mut rng, |record, exact| {
+            let limits = Limits {
+                exact_root_values: exact,
+                ..play.limits.clone()
+            };
+            let pos = *record.position();
+            if pos.side_to_move() != a_side {
+                return searcher_b.search(record, &limits, |_| {});
+            }
+            let result = searcher_a.search(record, &limits, |_| {});
+            let mut f = [0; MAX_FEATURES];
+            if learning_features(&pos, result.score, &mut f) {
+                let f = &f[..count];
+                sums.add(f);
+                update(
+                    &mut state.a,
+                    pos.anchor(),
+                    f,
+                    result.score,
+                    rate,
+                    settings.error_clip,
+                );
+                learned.push((pos, result.score));
+                report.updates += 1;
+                *searcher_a.evaluator_mut() = linear(&state.a);
+            }
+            result
+        });
         report.games += 1;
         report.positions += game.len() as u64;
         match game.outcome {
@@ -231,14 +445,36 @@ pub fn iteration<G: Features>(
             Outcome::Win(_) => report.b_wins += 1,
             Outcome::Draw => report.draws += 1,
         }
+        sums.finish(
+            &mut state.usefulness,
+            2.0 * score(game.outcome, a_side) - 1.0,
+        );
         let (copied, zeroed) = after_game(state, game.outcome, a_side, settings);
         report.copies += u64::from(copied);
         report.zeroings += u64::from(zeroed);
         if copied {
             *searcher_b.evaluator_mut() = linear(&state.b);
         }
-        if zeroed {
+        let played = index + 1;
+        let due = |every: u64| every > 0 && played.is_multiple_of(every);
+        if due(settings.replace_every)
+            && let Some(swap) = replace_least_useful(state, played)
+        {
+            report.replaced.push(swap);
+        }
+        if zeroed || due(settings.replace_every) {
             *searcher_a.evaluator_mut() = linear(&state.a);
+        }
+        if due(settings.select_every) {
+            let score = selection_score(&state.a, settings, play);
+            report.selections.push(score);
+            if state.best.as_ref().is_none_or(|b| score > b.score) {
+                state.best = Some(Box::new(Selected {
+                    weights: state.a.clone(),
+                    score,
+                    game: played,
+                }));
+            }
         }
         on_game();
     }
@@ -250,12 +486,36 @@ pub fn iteration<G: Features>(
 /// Mean squared error, in units² (100 centi-units a unit), of the static values of
 /// `weights` against the targets.
 fn squared_error<G: Features>(weights: &LinearWeights, pairs: &[(G, i32)]) -> f64 {
-    let linear = Linear::<G>::new(weights).expect("learner weights fit the feature set");
+    let linear = linear::<G>(weights);
     let sum: f64 = pairs
         .iter()
         .map(|(pos, target)| ((*target - linear.evaluate(pos)) as f64 / 100.0).powi(2))
         .sum();
     sum / pairs.len().max(1) as f64
+}
+
+/// The iteration's one-line summary.
+fn detail<G: Features>(r: &SamuelReport, state: &SamuelState) -> String {
+    let mut text = format!(
+        "A {}-{}-{} against B, {} copies to B, {} weights zeroed",
+        r.a_wins, r.draws, r.b_wins, r.copies, r.zeroings
+    );
+    for &(removed, added) in &r.replaced {
+        let names = G::FEATURE_NAMES;
+        text += &format!(", {} → {}", names[removed], names[added]);
+    }
+    if !r.selections.is_empty() {
+        let scores: Vec<String> = r
+            .selections
+            .iter()
+            .map(|s| format!("{:.1}%", 100.0 * s))
+            .collect();
+        text += &format!(", selection {}", scores.join(" "));
+    }
+    if let Some(best) = &state.best {
+        text += &format!(" (model: {:.1}% at game {})", 100.0 * best.score, best.game);
+    }
+    text
 }
 
 impl<G: EvalGame> Learner<G> for SamuelState {
@@ -291,15 +551,12 @@ impl<G: EvalGame> Learner<G> for SamuelState {
             positions: r.positions,
             loss_before: r.loss_before,
             loss: r.loss,
-            detail: format!(
-                "A {}-{}-{} against B, {} copies to B, {} weights zeroed",
-                r.a_wins, r.draws, r.b_wins, r.copies, r.zeroings
-            ),
+            detail: detail::<G>(&r, self),
         }))
     }
 
     fn evaluator(&self) -> AnyEvaluator<G> {
-        AnyEvaluator::Linear(Linear::new(&self.a).expect("learner weights fit the feature set"))
+        AnyEvaluator::Linear(linear(self.model()))
     }
 
     fn model_header(&self, game: &str) -> ModelHeader {
@@ -307,7 +564,7 @@ impl<G: EvalGame> Learner<G> for SamuelState {
     }
 
     fn save_model(&self, path: &Path, header: &mut ModelHeader) -> Result<(), ModelError> {
-        save_model(path, header, &self.a)
+        save_model(path, header, self.model())
     }
 }
 
@@ -373,6 +630,12 @@ mod tests {
         assert_eq!(state.b.weights[7], -9.0);
     }
 
+    /// The pool features of a learnable position.
+    fn pool_features(pos: &Checkers, target: i32) -> Option<[i32; MAX_FEATURES]> {
+        let mut f = [0; MAX_FEATURES];
+        learning_features(pos, target, &mut f).then_some(f)
+    }
+
     #[test]
     fn the_update_moves_the_static_value_towards_the_search_value() {
         // Men far apart: no capture pending, and the features are not all zero.
@@ -381,16 +644,120 @@ mod tests {
         let mut weights = LinearWeights::zero::<Checkers>();
         let before = Linear::<Checkers>::new(&weights).unwrap().evaluate(&pos);
         let target = before + 150;
-        let error = update(&mut weights, &pos, target, &settings()).unwrap();
+        let f = pool_features(&pos, target).unwrap();
+        let s = settings();
+        let error = update(&mut weights, pos.anchor(), &f, target, 0.005, s.error_clip);
         assert_eq!(error, 150.0);
         let after = Linear::<Checkers>::new(&weights).unwrap().evaluate(&pos);
         assert!(
             after > before && after < target,
             "{before} → {after} (target {target})"
         );
+        // Only active features learn.
+        for &i in &weights.reserve {
+            assert_eq!(weights.weights[usize::from(i)], 0.0);
+        }
         // Decided values and positions with a capture pending are not learned from.
-        assert!(update(&mut weights, &pos, WIN_THRESHOLD, &settings()).is_none());
+        assert!(pool_features(&pos, WIN_THRESHOLD).is_none());
         let capture = Checkers::parse_position("W:W22:B18").unwrap();
-        assert!(update(&mut weights, &capture, 0, &settings()).is_none());
+        assert!(pool_features(&capture, 0).is_none());
+    }
+
+    #[test]
+    fn the_step_decays_with_the_games_played() {
+        let mut s = settings();
+        s.learning_rate = 0.01;
+        s.step_decay_games = 1000.0;
+        assert_eq!(step_size(&s, 0), 0.01);
+        assert_eq!(step_size(&s, 1000), 0.005);
+        assert!((step_size(&s, 3000) - 0.0025).abs() < 1e-12);
+        s.step_decay_games = 0.0;
+        assert_eq!(step_size(&s, 5000), 0.01);
+    }
+
+    #[test]
+    fn correlation_of_hand_made_games() {
+        // Feature 2 in two won games, 0 in two lost ones (2 positions each): r = 1.
+        let mut c = Correlation::default();
+        c.add_game(2.0, 4.0, 8.0, 1.0);
+        c.add_game(2.0, 4.0, 8.0, 1.0);
+        c.add_game(2.0, 0.0, 0.0, -1.0);
+        c.add_game(2.0, 0.0, 0.0, -1.0);
+        assert!((c.value() - 1.0).abs() < 1e-12);
+        // Values 1 and 3 in a win, 1 and 3 in a loss: no relation, r = 0.
+        let mut c = Correlation::default();
+        c.add_game(2.0, 4.0, 10.0, 1.0);
+        c.add_game(2.0, 4.0, 10.0, -1.0);
+        assert_eq!(c.value(), 0.0);
+        // A constant feature has no variance: 0, not NaN.
+        let mut c = Correlation::default();
+        c.add_game(3.0, 3.0, 3.0, 1.0);
+        c.add_game(1.0, 1.0, 1.0, -1.0);
+        assert_eq!(c.value(), 0.0);
+    }
+
+    #[test]
+    fn the_least_correlated_active_feature_makes_way_for_the_reserve_head() {
+        let mut state = SamuelState::new::<Checkers>();
+        assert_eq!(replace_least_useful(&mut state, 100), None, "no data yet");
+        let n = feature_count::<Checkers>();
+        // Every feature perfectly correlated except active feature 5 (value 1 in both a
+        // win and a loss: r = 0); it carries a weight, which is cleared.
+        for i in 0..n {
+            let (win, loss) = if i == 5 { (1.0, 1.0) } else { (1.0, 0.0) };
+            state.usefulness[i].add_game(1.0, win, win, 1.0);
+            state.usefulness[i].add_game(1.0, loss, loss, -1.0);
+        }
+        state.a.weights[5] = 7.0;
+        let head = usize::from(state.a.reserve[0]);
+        assert_eq!(replace_least_useful(&mut state, 100), Some((5, head)));
+        assert!(state.a.is_active(head) && !state.a.is_active(5));
+        assert_eq!(usize::from(*state.a.reserve.last().unwrap()), 5);
+        assert_eq!(state.a.weights[5], 0.0);
+        assert_eq!(state.a.active.len(), Checkers::ACTIVE);
+        let r = state.a.replaced[0];
+        assert_eq!((r.game, r.removed, usize::from(r.added)), (100, 5, head));
+        state.a.validate::<Checkers>().unwrap();
+        // The correlations restart.
+        assert!(
+            state
+                .usefulness
+                .iter()
+                .all(|c| *c == Correlation::default())
+        );
+    }
+
+    #[test]
+    fn the_model_is_the_best_selected_weights() {
+        let openings = [Checkers::start()];
+        let play = SamuelPlay {
+            limits: Limits::depth(1),
+            exploration: None,
+            ply_cap: 40,
+            tt_mib: 1,
+            openings: &openings,
+            seed: 3,
+            tablebase: None,
+            adjudicate: false,
+        };
+        let mut s = settings();
+        s.replace_every = 2;
+        s.select_every = 2;
+        s.select_games = 2;
+        s.select_depth = 1;
+        let mut state = SamuelState::new::<Checkers>();
+        let stop = AtomicBool::new(false);
+        let report = iteration(&mut state, &s, &play, 0, 6, &stop, || {}).unwrap();
+        assert_eq!(report.selections.len(), 3);
+        assert_eq!(report.replaced.len(), 3);
+        let best = state.best.as_ref().unwrap();
+        let top = report.selections.iter().cloned().fold(f64::MIN, f64::max);
+        assert_eq!(best.score, top);
+        // The first selection reaching the top is kept.
+        let first = report.selections.iter().position(|&x| x == top).unwrap();
+        assert_eq!(best.game, 2 * (first as u64 + 1));
+        assert_eq!(state.model(), &best.weights);
+        // The match depends on the weights alone.
+        assert_eq!(selection_score(&best.weights, &s, &play), best.score);
     }
 }

@@ -21,6 +21,7 @@ mod play;
 mod pydraughts;
 mod random_play;
 mod reference_movegen;
+mod samuel;
 mod search;
 mod selfplay;
 mod shard;

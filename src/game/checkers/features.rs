@@ -21,62 +21,92 @@ use crate::game::checkers::board::{BLACK_CROWN, BOARD, Dir, WHITE_CROWN, rotate}
 use crate::game::checkers::{Checkers, Square, WHITE};
 
 /// Identifies this feature set (and its order) in saved weight files.
-pub const FEATURE_SET_ID: &str = "samuel-v1";
+pub const FEATURE_SET_ID: &str = "samuel-v2";
 
-/// Number of features [`extract`] writes.
-pub const FEATURE_COUNT: usize = 22;
+/// Number of candidate features [`extract`] writes (the pool of term replacement).
+pub const FEATURE_COUNT: usize = 34;
 
-/// Short names, in [`extract`] order.
+/// Features active at a time; a fresh model activates the first 16 of the pool.
+pub const ACTIVE: usize = 16;
+
+/// Short names, in [`extract`] order: the 16 initially active, then the reserve queue
+/// (old and new features interleaved, so new ones are tried early).
 pub const FEATURE_NAMES: [&str; FEATURE_COUNT] = [
-    "tempo",
-    "advancement",
-    "back_rank",
-    "bridge",
-    "double_corner_men",
-    "edge_men",
-    "centre_men",
-    "supported_men",
-    "dyke",
-    "holes",
-    "runaway_men",
     "mobility_men",
     "safe_men_moves",
+    "supported_men",
     "blocked_men",
+    "centre_men",
+    "back_rank",
     "hanging",
-    "threats",
-    "forks",
-    "mobility_kings",
-    "centre_kings",
-    "main_road_kings",
-    "double_diagonal_kings",
     "lone_kings",
+    "centre_kings",
+    "edge_men",
+    "holes",
+    "threats",
+    "runaway_men",
+    "mobility_kings",
+    "double_corner_men",
+    "main_road_kings",
+    // Reserve queue.
+    "tempo",
+    "gaps",
+    "nodes",
+    "bridge",
+    "centre_steps",
+    "poles",
+    "advancement",
+    "oreo",
+    "corner_kings",
+    "forks",
+    "main_road_men",
+    "double_diagonal_men",
+    "dyke",
+    "immobile_kings",
+    "hanging_kings",
+    "double_diagonal_kings",
+    "home_men",
+    "cramp",
 ];
 
 /// One line per feature, in [`extract`] order. "Own" is the side the count is for; the
-/// feature is that count for the side to move minus the count for the opponent.
+/// feature is that count for the side to move minus the count for the opponent. Capitals
+/// name Samuel's (1959) term it follows.
 pub const FEATURE_DESCRIPTIONS: [&str; FEATURE_COUNT] = [
-    "TEMP: sum over own men of the rows advanced from the own back rank (0..6)",
-    "ADV: own men on rows 5-6 minus own men on rows 3-4 (rows counted from the own side)",
-    "own men on the own back rank (they stop enemy men from crowning)",
-    "BACK (bridge): 1 if own men hold both bridge squares c1 and g1 (Black: f8 and b8)",
-    "own men on the own double corner (h2, g1; Black: a7, b8)",
-    "own men on the side edges (files a and h), which control only one diagonal",
-    "CENT: own men on the 8 central squares (c3 e3 d4 f4 c5 e5 d6 f6)",
-    "own men that cannot be jumped from the front: each square behind is off board or own",
-    "DYKE: own men in the middle of three own men in a row on a diagonal (per diagonal)",
-    "HOLE: empty squares with at least 3 own pieces among their 4 diagonal neighbours",
-    "own men one or two rows before crowning with an empty path to the crowning row",
     "MOB (men): quiet moves of own men (forward steps to empty squares)",
     "MOBIL (men): own men's quiet moves after which the man cannot be jumped at once",
+    "own men that cannot be jumped from the front: each square behind is off board or own",
     "own men with no quiet move (both forward squares blocked or off board)",
+    "CENT: own men on the 8 central squares (c3 e3 d4 f4 c5 e5 d6 f6)",
+    "own men on the own back rank (they stop enemy men from crowning)",
     "EXPOS: own pieces the opponent could jump now (men adjacent, kings along the diagonal)",
-    "THRET: empty squares an own man can step to and from there jump an enemy piece",
-    "FORK: empty squares an own man can step to and from there jump in two directions",
-    "MOB (kings): quiet moves of own kings (every empty square along each diagonal)",
-    "KCENT: own kings on the 8 central squares",
-    "own kings on the main road, the long diagonal a1-h8",
-    "own kings on the double diagonals a7-g1 and b8-h2",
     "own kings, counted only while the opponent has no king",
+    "KCENT: own kings on the 8 central squares",
+    "own men on the side edges (files a and h), which control only one diagonal",
+    "HOLE: empty squares with at least 3 own pieces among their 4 diagonal neighbours",
+    "THRET: empty squares an own man can step to and from there jump an enemy piece",
+    "own men one or two rows before crowning with an empty path to the crowning row",
+    "MOB (kings): quiet moves of own kings (every empty square along each diagonal)",
+    "own men on the own double corner (h2, g1; Black: a7, b8)",
+    "own kings on the main road, the long diagonal a1-h8",
+    "TEMP: sum over own men of the rows advanced from the own back rank (0..6)",
+    "GAP: empty squares with own pieces on both sides along a diagonal",
+    "NODE: own pieces with at least 3 of their 4 diagonal neighbours empty (edges count full)",
+    "BACK (bridge): 1 if own men hold both bridge squares c1 and g1 (Black: f8 and b8)",
+    "CNTR: central squares (of the 8) an own man can step to now",
+    "POLE: own men with all 4 diagonal neighbours empty (a man far from any support)",
+    "ADV: own men on rows 5-6 minus own men on rows 3-4 (rows counted from the own side)",
+    "OREO: 1 if own men hold the back triangle c1, e1, d2 (Black: f8, d8, e7)",
+    "CORN: own kings on the double-corner squares (g1, h2, a7, b8), where a king is safest",
+    "FORK: empty squares an own man can step to and from there jump in two directions",
+    "DIA (men): own men on the main road a1-h8",
+    "DIAV (men): own men on the double diagonals a7-g1 and b8-h2",
+    "DYKE: own men in the middle of three own men in a row on a diagonal (per diagonal)",
+    "own kings with no empty neighbouring square (they cannot move)",
+    "EXPOS (kings): own kings the opponent could jump now",
+    "own kings on the double diagonals a7-g1 and b8-h2",
+    "own men on the own first two rows (the defence)",
+    "CRAMP: own men on rows 5-7 that cannot move and have an enemy piece just ahead",
 ];
 
 /// Bitboard of the squares with the given PDN numbers.
@@ -107,6 +137,8 @@ const EDGES: u64 = squares(&[5, 13, 21, 29, 4, 12, 20, 28]);
 const MAIN_ROAD: u64 = squares(&[29, 25, 22, 18, 15, 11, 8, 4]);
 /// The double diagonals a7–g1 and b8–h2.
 const DOUBLE_DIAGONALS: u64 = squares(&[5, 9, 14, 18, 23, 27, 32, 1, 6, 10, 15, 19, 24, 28]);
+/// The four double-corner squares g1, h2, a7, b8.
+const DOUBLE_CORNERS: u64 = squares(&[32, 28, 5, 1]);
 
 /// Where one side's men come from and go to, seen from that side.
 struct Geometry {
@@ -125,6 +157,12 @@ struct Geometry {
     /// Rows 5–6 and rows 3–4 from the own side, for Samuel's ADV.
     advanced: u64,
     backward: u64,
+    /// Rows 1–2 from the own side.
+    home: u64,
+    /// Rows 5–7 from the own side (the opponent's half short of the crowning row).
+    enemy_half: u64,
+    /// Samuel's OREO triangle (White: c1, e1, d2).
+    oreo: u64,
 }
 
 const WHITE_GEOMETRY: Geometry = {
@@ -149,6 +187,9 @@ const WHITE_GEOMETRY: Geometry = {
         rank_bits,
         advanced: rank_mask(4) | rank_mask(5),
         backward: rank_mask(2) | rank_mask(3),
+        home: rank_mask(0) | rank_mask(1),
+        enemy_half: rank_mask(4) | rank_mask(5) | rank_mask(6),
+        oreo: squares(&[30, 31, 26]),
     }
 };
 
@@ -167,6 +208,9 @@ const BLACK_GEOMETRY: Geometry = {
         ],
         advanced: rotate(w.advanced),
         backward: rotate(w.backward),
+        home: rotate(w.home),
+        enemy_half: rotate(w.enemy_half),
+        oreo: rotate(w.oreo),
     }
 };
 
@@ -297,8 +341,16 @@ fn side_features(geo: &Geometry, own: &Army, enemy: &Army, empty: u64) -> [i32; 
         jump_from |= jumps;
     }
 
+    // Per direction: squares whose neighbour that way is empty.
+    let [open_nw, open_ne, open_sw, open_se] = Dir::ALL.map(|d| d.shift_back(empty));
+    let open_3_of_4 =
+        (open_nw & open_se & (open_ne | open_sw)) | (open_ne & open_sw & (open_nw | open_se));
+    let open_all = open_nw & open_ne & open_sw & open_se;
+    let gaps = empty & ((nw & se) | (ne & sw));
+    let enemy_ahead = ahead_a.shift_back(enemy.all) | ahead_b.shift_back(enemy.all);
+
     // Kings are absent from most positions of a game: skip their popcounts then.
-    let mut king_features = [0; 5];
+    let mut king_features = [0; 8];
     if own.kings != 0 {
         let rays = &own.king_rays;
         king_features = [
@@ -314,32 +366,58 @@ fn side_features(geo: &Geometry, own: &Army, enemy: &Army, empty: u64) -> [i32; 
             } else {
                 0
             },
+            count(own.kings & DOUBLE_CORNERS),
+            count(own.kings & !(open_nw | open_ne | open_sw | open_se)),
+            count(own.kings & hanging),
         ];
     }
+    let [
+        mobility_kings,
+        centre_kings,
+        main_road_kings,
+        double_diagonal_kings,
+        lone_kings,
+        corner_kings,
+        immobile_kings,
+        hanging_kings,
+    ] = king_features;
 
     [
-        tempo,
-        count(men & geo.advanced) - count(men & geo.backward),
-        count(men & geo.back_rank),
-        ((men & geo.bridge) == geo.bridge) as i32,
-        count(men & geo.double_corner),
-        count(men & EDGES),
-        count(men & CENTRE),
-        count(supported),
-        dyke,
-        count(holes),
-        count(runaway),
         count(step_a) + count(step_b),
         safe_steps,
+        count(supported),
         count(blocked),
+        count(men & CENTRE),
+        count(men & geo.back_rank),
         count(own.all & hanging),
+        lone_kings,
+        centre_kings,
+        count(men & EDGES),
+        count(holes),
         count(steps & jump_from),
+        count(runaway),
+        mobility_kings,
+        count(men & geo.double_corner),
+        main_road_kings,
+        // Reserve queue.
+        tempo,
+        count(gaps),
+        count(own.all & open_3_of_4),
+        ((men & geo.bridge) == geo.bridge) as i32,
+        count(steps & CENTRE),
+        count(men & open_all),
+        count(men & geo.advanced) - count(men & geo.backward),
+        ((men & geo.oreo) == geo.oreo) as i32,
+        corner_kings,
         count(steps & jump_from_twice),
-        king_features[0],
-        king_features[1],
-        king_features[2],
-        king_features[3],
-        king_features[4],
+        count(men & MAIN_ROAD),
+        count(men & DOUBLE_DIAGONALS),
+        dyke,
+        immobile_kings,
+        hanging_kings,
+        double_diagonal_kings,
+        count(men & geo.home),
+        count(blocked & geo.enemy_half & enemy_ahead),
     ]
 }
 
@@ -368,6 +446,7 @@ pub fn extract(pos: &Checkers, out: &mut [i32; FEATURE_COUNT]) {
 impl Features for Checkers {
     const FEATURE_SET_ID: &'static str = FEATURE_SET_ID;
     const FEATURE_NAMES: &'static [&'static str] = &FEATURE_NAMES;
+    const ACTIVE: usize = ACTIVE;
     const FEATURE_DESCRIPTIONS: &'static [&'static str] = &FEATURE_DESCRIPTIONS;
 
     #[inline(always)]
@@ -409,11 +488,20 @@ mod tests {
             .collect()
     }
 
+    /// Checks the whole vector: `expected` lists every non-zero feature (in any order).
     fn assert_features(fen: &str, expected: &[(&str, i32)]) {
         for (name, _) in expected {
             assert!(FEATURE_NAMES.contains(name), "unknown feature {name}");
         }
-        assert_eq!(named(&features(fen)), expected, "{fen}");
+        let mut expected = expected.to_vec();
+        expected.sort();
+        let mut got = named(&features(fen));
+        got.sort();
+        assert_eq!(got, expected, "{fen}");
+    }
+
+    fn feature(values: &[i32; FEATURE_COUNT], name: &str) -> i32 {
+        values[FEATURE_NAMES.iter().position(|n| *n == name).unwrap()]
     }
 
     /// Every position of seeded random games from the start (at least `count`).
@@ -481,6 +569,9 @@ mod tests {
         assert_features(
             "W:W22,29:B11",
             &[
+                ("gaps", 1),
+                ("main_road_men", 1),
+                ("home_men", 1),
                 ("back_rank", 1),
                 ("edge_men", 1),
                 ("supported_men", 1),
@@ -501,6 +592,13 @@ mod tests {
         assert_features(
             "B:WK29:BK15,6",
             &[
+                ("gaps", 1),
+                ("nodes", 2),
+                ("centre_steps", 1),
+                ("poles", 1),
+                ("double_diagonal_men", 1),
+                ("hanging_kings", 1),
+                ("home_men", 1),
                 ("tempo", 1),
                 ("mobility_men", 2),
                 ("safe_men_moves", 2),
@@ -526,6 +624,10 @@ mod tests {
         assert_features(
             "W:W23:B14,15",
             &[
+                ("nodes", -1),
+                ("poles", -1),
+                ("main_road_men", -1),
+                ("double_diagonal_men", -1),
                 ("tempo", -4),
                 ("advancement", 1),
                 ("centre_men", -1),
@@ -552,6 +654,13 @@ mod tests {
         assert_features(
             "B:W30,32,26,23,24,K4:B25,12",
             &[
+                ("gaps", -1),
+                ("nodes", -1),
+                ("centre_steps", -3),
+                ("poles", -1),
+                ("main_road_men", 1),
+                ("double_diagonal_men", -3),
+                ("home_men", -3),
                 ("tempo", 3),
                 ("advancement", 1),
                 ("back_rank", -2),
@@ -587,6 +696,12 @@ mod tests {
         assert_features(
             "W:W31,K22:BK4,10",
             &[
+                ("gaps", 1),
+                ("centre_steps", -2),
+                ("poles", -1),
+                ("double_diagonal_men", -1),
+                ("hanging_kings", 1),
+                ("home_men", 1),
                 ("tempo", -2),
                 ("advancement", 1),
                 ("back_rank", 1),
@@ -598,6 +713,30 @@ mod tests {
                 ("centre_kings", 1),
             ],
         );
+    }
+
+    #[test]
+    fn back_triangle_cornered_king_and_cramp() {
+        // White men c1 (30), e1 (31), d2 (26), f2 (27), h2 (28), king g1 (32); Black man
+        // e3 (23), king d8 (2); White to move. White holds the OREO triangle c1-e1-d2;
+        // its king is on the double corner g1 and cannot move (f2, h2 are its own men).
+        // Black's man e3 is on its 6th row with both squares ahead (d2, f2) held by
+        // White: cramped. The d8 king is neither cornered nor stuck.
+        let values = features("W:W30,31,26,27,28,K32:B23,K2");
+        for (name, expected) in [
+            ("oreo", 1),
+            ("corner_kings", 1),
+            ("immobile_kings", 1),
+            ("cramp", -1),
+            ("home_men", 5),
+        ] {
+            assert_eq!(feature(&values, name), expected, "{name}");
+        }
+        // Without e1 the triangle is broken; with the f2 man gone the king can move.
+        let values = features("W:W30,26,28,K32:B23,K2");
+        assert_eq!(feature(&values, "oreo"), 0);
+        assert_eq!(feature(&values, "immobile_kings"), 0);
+        assert_eq!(feature(&values, "cramp"), 0);
     }
 
     #[test]
@@ -803,7 +942,8 @@ mod tests {
             } else {
                 side_features(&BLACK_GEOMETRY, &black, &white, empty)
             };
-            let mobility = values[11] + values[17];
+            let index = |name| FEATURE_NAMES.iter().position(|n| *n == name).unwrap();
+            let mobility = values[index("mobility_men")] + values[index("mobility_kings")];
             assert_eq!(mobility as usize, moves.len(), "{}", pos.format_position());
         }
     }

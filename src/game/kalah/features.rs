@@ -9,10 +9,14 @@ use crate::eval::linear::Features;
 use crate::game::Game;
 
 /// Identifies this feature set (and its order) in saved weight files.
-pub const FEATURE_SET_ID: &str = "kalah-samuel-v1";
+pub const FEATURE_SET_ID: &str = "kalah-samuel-v2";
 
-/// Number of features.
-pub const FEATURE_COUNT: usize = 12;
+/// Number of candidate features (the pool of term replacement).
+pub const FEATURE_COUNT: usize = 16;
+
+/// Features active at a time: a fresh model activates the first 12 (the set of
+/// `kalah-samuel-v1`), the last 4 queue in reserve.
+pub const ACTIVE: usize = 12;
 
 /// Short names, in [`Features::features`] order.
 pub const FEATURE_NAMES: [&str; FEATURE_COUNT] = [
@@ -28,6 +32,11 @@ pub const FEATURE_NAMES: [&str; FEATURE_COUNT] = [
     "near_store",
     "extra_turn_chain",
     "decided",
+    // Reserve queue.
+    "largest_pit",
+    "facing_empty",
+    "given_away",
+    "single_pits",
 ];
 
 /// One line per feature. "Own" is the side the count is for; the feature is that count
@@ -45,6 +54,10 @@ pub const FEATURE_DESCRIPTIONS: [&str; FEATURE_COUNT] = [
     "stones in own pits 4-6, near the store",
     "sowings in a row that end in the own store, taking the rightmost such pit each time",
     "1 if the own store holds more than half of all stones (the game is won)",
+    "stones in the own fullest pit (a hoard for the endgame, or a capture target)",
+    "stones in own pits facing an empty opponent pit (what a capture there would take)",
+    "stones own sowings would drop into the opponent's pits, summed over the own pits",
+    "own pits holding exactly one stone (short sowings that often capture)",
 ];
 
 /// Stones a side's pits hold, pit 1 first, and what follows from them alone.
@@ -97,6 +110,37 @@ impl Row {
         self.pits[3..].iter().map(|&c| i32::from(c)).sum()
     }
 
+    fn largest(&self) -> i32 {
+        self.pits.iter().map(|&c| i32::from(c)).max().unwrap_or(0)
+    }
+
+    /// Stones in own pits whose facing pit in `opponent` is empty (pit i faces the
+    /// opponent's pit 7 − i).
+    fn facing_empty(&self, opponent: &Row) -> i32 {
+        (0..PITS)
+            .filter(|&i| opponent.pits[PITS - 1 - i] == 0)
+            .map(|i| i32::from(self.pits[i]))
+            .sum()
+    }
+
+    /// Stones each pit's sowing drops into the opponent's row: past the store, up to six
+    /// a lap (the own row and store take the rest; the opponent's store is skipped).
+    fn given_away(&self) -> i32 {
+        (0..PITS)
+            .map(|i| {
+                let past_store = (self.pits[i] as usize).saturating_sub(Row::distance(i));
+                // Each lap of 13 sown slots past the store is 6 opponent pits, then the
+                // own row and store (7).
+                let (laps, rest) = (past_store / 13, past_store % 13);
+                (laps * PITS + rest.min(PITS)) as i32
+            })
+            .sum()
+    }
+
+    fn singles(&self) -> i32 {
+        self.pits.iter().filter(|&&c| c == 1).count() as i32
+    }
+
     /// Greedy chain of store-ending sowings without laps (the Tchoukaillon rule: sow the
     /// rightmost pit whose count equals its distance to the store).
     fn chain(&self) -> i32 {
@@ -139,6 +183,9 @@ fn side_features(pos: &Kalah, side: Side) -> [i32; FEATURE_COUNT] {
     let own = Row {
         pits: pos.pits(side),
     };
+    let opponent = Row {
+        pits: pos.pits(side.opponent()),
+    };
     let (best, all) = captures(pos, side);
     let half = pos.rules().total() / 2;
     [
@@ -154,12 +201,17 @@ fn side_features(pos: &Kalah, side: Side) -> [i32; FEATURE_COUNT] {
         own.near_store(),
         own.chain(),
         i32::from(u32::from(pos.store(side)) > half),
+        own.largest(),
+        own.facing_empty(&opponent),
+        own.given_away(),
+        own.singles(),
     ]
 }
 
 impl Features for Kalah {
     const FEATURE_SET_ID: &'static str = FEATURE_SET_ID;
     const FEATURE_NAMES: &'static [&'static str] = &FEATURE_NAMES;
+    const ACTIVE: usize = ACTIVE;
     const FEATURE_DESCRIPTIONS: &'static [&'static str] = &FEATURE_DESCRIPTIONS;
 
     /// 100 centi-units a stone of store difference: the seed's evaluation.
@@ -219,6 +271,27 @@ mod tests {
         // Greedy chain for A: pit 6 (1), then pit 4 (3: 5, 6, store), then pit 6 and pit 5
         // again; B has none.
         assert!(get("extra_turn_chain") >= 3, "{got:?}");
+        // Reserve features: A's fullest pit 4 against B's 2; A's pits 3 (4 stones) and 4
+        // (3) face B's empty pits 4 and 3, B's only stones face A's non-empty pit 6; no
+        // sowing passes a store; A's pit 6 holds a single stone.
+        assert_eq!(get("largest_pit"), 2);
+        assert_eq!(get("facing_empty"), 7);
+        assert_eq!(get("given_away"), 0);
+        assert_eq!(get("single_pits"), 1);
+    }
+
+    #[test]
+    fn stones_given_away_and_single_pits() {
+        // A: pit 1 holds 20 (6 to the store, then 6 into B's pits, B's store skipped, 7
+        // round the own row and store, 1 more into B's pit 1: 7 given), pit 6 holds 9 (1 to
+        // the store, 6 to B, 2 back home: 6 given). B's single stones in pits 1 and 2 stay
+        // home. A's pit 1 faces B's empty pit 6; B's pit 2 faces A's empty pit 5.
+        let got = features("A:20,0,0,0,0,9,10,1,1,0,0,0,0,31");
+        let get = |name: &str| got.iter().find(|(n, _)| *n == name).map_or(0, |(_, v)| *v);
+        assert_eq!(get("given_away"), 13);
+        assert_eq!(get("single_pits"), -2);
+        assert_eq!(get("largest_pit"), 19);
+        assert_eq!(get("facing_empty"), 20 - 1);
     }
 
     #[test]
