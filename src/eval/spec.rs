@@ -10,7 +10,7 @@ use std::time::SystemTime;
 use super::glem::{self, Glem, GlemModel};
 use super::linear::{self, Linear, LinearWeights};
 use super::td::{self, MlpWeights, TdEvaluator};
-use super::{EvalGame, Evaluator};
+use super::{EvalGame, Evaluator, IncrementalEval};
 use crate::game::GameSpec;
 use crate::io::model::{self, ModelError, ModelHeader};
 
@@ -173,6 +173,15 @@ impl<G: EvalGame> Evaluator<G> for AnyEvaluator<G> {
             AnyEvaluator::Linear(e) => e.name(),
             AnyEvaluator::Glem(e) => e.name(),
             AnyEvaluator::Td(e) => e.name(),
+        }
+    }
+
+    fn incremental(&self, plies: usize) -> Option<Box<dyn IncrementalEval<G>>> {
+        match self {
+            AnyEvaluator::Builtin(e) => e.incremental(plies),
+            AnyEvaluator::Linear(e) => e.incremental(plies),
+            AnyEvaluator::Glem(e) => e.incremental(plies),
+            AnyEvaluator::Td(e) => e.incremental(plies),
         }
     }
 }

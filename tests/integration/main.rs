@@ -25,4 +25,5 @@ mod search;
 mod selfplay;
 mod shipped;
 mod td;
+mod td_incremental;
 mod train;
