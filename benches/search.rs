@@ -3,6 +3,7 @@
 //! models/td.bin`), both through the run-time evaluator choice as the CLI makes it.
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use evalearn::eval::Evaluator;
 use evalearn::eval::kalah::KalahEval;
 use evalearn::eval::spec::EvalSpec;
 use evalearn::game::checkers::Checkers;

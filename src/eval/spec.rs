@@ -141,6 +141,9 @@ pub const KNOWN_KINDS: [&str; 3] = [linear::KIND, glem::KIND, td::KIND];
 
 /// Any evaluator of game `G`, chosen at run time (one match per call: cheap and
 /// predictable).
+// One per searcher, made once: its size does not matter, and boxing the linear
+// evaluator would add a pointer hop to every evaluation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum AnyEvaluator<G: EvalGame> {
     Builtin(G::Builtin),

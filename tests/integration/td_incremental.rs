@@ -171,12 +171,12 @@ fn deviation<G: Inputs>(weights: &MlpWeights, positions: &[G]) -> (f64, f64) {
 fn integer_network_stays_within_a_few_centi_units_of_the_float_network() {
     let draughts = random_positions::<Checkers>(3, 450);
     let kalah = random_positions::<Kalah>(3, 600);
-    assert!(
-        draughts.len() > 15_000 && kalah.len() > 15_000,
-        "{} {}",
+    eprintln!(
+        "{} draughts, {} Kalah positions",
         draughts.len(),
         kalah.len()
     );
+    assert!(draughts.len() > 15_000 && kalah.len() > 15_000);
     for (name, (largest, mean), (max_bound, mean_bound)) in [
         (
             "models/td.bin",
