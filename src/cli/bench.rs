@@ -2,9 +2,10 @@
 
 use clap::Args;
 
-use super::args::GameArg;
+use super::args::{GameArg, eval_spec, load_evaluator};
 use super::{CliError, CliGame};
-use crate::eval::baseline;
+use crate::eval::EvalGame;
+use crate::eval::spec::EvalSpec;
 use crate::search::bench;
 use crate::search::{MAX_PLY, format_score};
 use crate::with_game;
@@ -16,36 +17,46 @@ pub struct BenchArgs {
     /// Depth of every search (default: 14 for draughts, the game's bench depth otherwise)
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=(MAX_PLY as i64 - 8)))]
     depth: Option<u32>,
+    /// Evaluator: a built-in one (draughts `material`; Kalah `stores`, `activity`,
+    /// `tseitin`) or a model file path; default: the game's baseline, whose node count is
+    /// the engine's signature
+    #[arg(long)]
+    eval: Option<String>,
 }
 
 pub fn bench(args: BenchArgs) -> Result<(), CliError> {
-    let spec = args.game.resolve(&[])?;
-    with_game!(spec, bench_of(args))
+    let spec = args
+        .eval
+        .as_deref()
+        .map(|text| eval_spec("--eval", text))
+        .transpose()?;
+    let game = args.game.resolve(&spec.iter().collect::<Vec<_>>())?;
+    with_game!(game, bench_of(args, spec))
 }
 
-/// The bench always uses the game's standard variant (its positions are written for it)
-/// and its baseline evaluator, so the node count is the engine's signature.
-fn bench_of<G: CliGame>(_variant: G::Variant, args: BenchArgs) -> Result<(), CliError> {
+/// The bench always uses the game's standard variant (its positions are written for it).
+fn bench_of<G: CliGame>(
+    variant: G::Variant,
+    args: BenchArgs,
+    spec: Option<EvalSpec>,
+) -> Result<(), CliError> {
+    let spec = spec.unwrap_or_else(|| EvalSpec::Builtin(<G as EvalGame>::BUILTINS[0].into()));
+    let (evaluator, _) = load_evaluator::<G>(variant, &spec)?;
     let count = G::BENCH_POSITIONS.len();
     let depth = args.depth.unwrap_or(G::BENCH_DEPTH);
-    let report = bench::run::<G, _>(
-        baseline::<G>(),
-        depth,
-        bench::DEFAULT_TT_MIB,
-        |i, pos, result| {
-            let best = result
-                .best_move
-                .map_or("none".to_string(), |m| pos.format_move(m));
-            eprintln!(
-                "{:>2}/{count} nodes {:>10} score {:>8} bestmove {best}",
-                i + 1,
-                result.nodes.total(),
-                format_score(result.score),
-            );
-        },
-    );
+    let report = bench::run::<G, _>(evaluator, depth, bench::DEFAULT_TT_MIB, |i, pos, result| {
+        let best = result
+            .best_move
+            .map_or("none".to_string(), |m| pos.format_move(m));
+        eprintln!(
+            "{:>2}/{count} nodes {:>10} score {:>8} bestmove {best}",
+            i + 1,
+            result.nodes.total(),
+            format_score(result.score),
+        );
+    });
     eprintln!(
-        "{} main + {} quiescence nodes in {:.3} s",
+        "{} main + {} quiescence nodes in {:.3} s ({spec})",
         report.nodes.main,
         report.nodes.quiescence,
         report.elapsed.as_secs_f64()

@@ -28,6 +28,26 @@ pub trait Evaluator<G: Game>: Send + Sync {
 
     /// A short name for reports (`material`, a model's file name).
     fn name(&self) -> String;
+
+    /// State for one searcher that evaluates incrementally along the search path, able
+    /// to hold `plies` plies (root at ply 0); `None` (the default): the search calls
+    /// [`Evaluator::evaluate`] and pays nothing more.
+    fn incremental(&self, plies: usize) -> Option<Box<dyn IncrementalEval<G>>> {
+        let _ = plies;
+        None
+    }
+}
+
+/// An evaluator's per-searcher incremental state ([`Evaluator::incremental`]): the search
+/// tells it each position it enters and asks it for the static values.
+pub trait IncrementalEval<G: Game>: Send {
+    /// The search entered `pos` at `ply`: the root at 0, a child of the position entered
+    /// last at `ply − 1` at `ply`.
+    fn enter(&mut self, pos: &G, ply: usize);
+
+    /// The evaluator's [`Evaluator::evaluate`] value of `pos`, the position entered last
+    /// at `ply`, bit for bit (for any other position it evaluates from scratch).
+    fn evaluate(&mut self, pos: &G, ply: usize) -> i32;
 }
 
 impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for &E {
@@ -36,6 +56,9 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for &E {
     }
     fn name(&self) -> String {
         (**self).name()
+    }
+    fn incremental(&self, plies: usize) -> Option<Box<dyn IncrementalEval<G>>> {
+        (**self).incremental(plies)
     }
 }
 
@@ -46,6 +69,9 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for Box<E> {
     fn name(&self) -> String {
         (**self).name()
     }
+    fn incremental(&self, plies: usize) -> Option<Box<dyn IncrementalEval<G>>> {
+        (**self).incremental(plies)
+    }
 }
 
 impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for std::sync::Arc<E> {
@@ -54,6 +80,9 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for std::sync::Arc<E> {
     }
     fn name(&self) -> String {
         (**self).name()
+    }
+    fn incremental(&self, plies: usize) -> Option<Box<dyn IncrementalEval<G>>> {
+        (**self).incremental(plies)
     }
 }
 

@@ -10,7 +10,7 @@ use std::time::SystemTime;
 use super::glem::{self, Glem, GlemModel};
 use super::linear::{self, Linear, LinearWeights};
 use super::td::{self, MlpWeights, TdEvaluator};
-use super::{EvalGame, Evaluator};
+use super::{EvalGame, Evaluator, IncrementalEval};
 use crate::game::GameSpec;
 use crate::io::model::{self, ModelError, ModelHeader};
 
@@ -141,6 +141,9 @@ pub const KNOWN_KINDS: [&str; 3] = [linear::KIND, glem::KIND, td::KIND];
 
 /// Any evaluator of game `G`, chosen at run time (one match per call: cheap and
 /// predictable).
+// One per searcher, made once: its size does not matter, and boxing the linear
+// evaluator would add a pointer hop to every evaluation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum AnyEvaluator<G: EvalGame> {
     Builtin(G::Builtin),
@@ -173,6 +176,15 @@ impl<G: EvalGame> Evaluator<G> for AnyEvaluator<G> {
             AnyEvaluator::Linear(e) => e.name(),
             AnyEvaluator::Glem(e) => e.name(),
             AnyEvaluator::Td(e) => e.name(),
+        }
+    }
+
+    fn incremental(&self, plies: usize) -> Option<Box<dyn IncrementalEval<G>>> {
+        match self {
+            AnyEvaluator::Builtin(e) => e.incremental(plies),
+            AnyEvaluator::Linear(e) => e.incremental(plies),
+            AnyEvaluator::Glem(e) => e.incremental(plies),
+            AnyEvaluator::Td(e) => e.incremental(plies),
         }
     }
 }

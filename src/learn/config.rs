@@ -598,10 +598,10 @@ impl TrainConfig {
             );
         }
         let t = &self.td;
-        if !(32..=64).contains(&t.hidden) {
+        if !(32..=128).contains(&t.hidden) {
             return fail(
                 "td.hidden",
-                "must be 32..=64 hidden units",
+                "must be 32..=128 hidden units",
                 t.hidden.to_string(),
             );
         }
@@ -658,7 +658,7 @@ mod tests {
         let e = err(&format!("{MINIMAL}[selfplay]\ndepth = 4\nnodes = 100\n"));
         assert!(e.contains("exactly one of depth"), "{e}");
         let e = err(&format!("{MINIMAL}[td]\nhidden = 500\n"));
-        assert!(e.contains("td.hidden") && e.contains("32..=64"), "{e}");
+        assert!(e.contains("td.hidden") && e.contains("32..=128"), "{e}");
         let e = err(&format!("{MINIMAL}[td]\nlambda = 1.5\n"));
         assert!(e.contains("td.lambda"), "{e}");
         let e = err(&format!("{MINIMAL}[evaluation]\ngames = 7\n"));

@@ -9,7 +9,7 @@ use super::{
     INFINITY, Iteration, Limits, MAX_PLY, NodeCounts, SearchConfig, SearchResult, Tablebase, WIN,
     WIN_THRESHOLD, exact_score, tablebase_line,
 };
-use crate::eval::{EVAL_LIMIT, Evaluator};
+use crate::eval::{EVAL_LIMIT, Evaluator, IncrementalEval};
 use crate::game::{ExactValue, Game, GameRecord, MoveBuffer};
 
 /// Ordering score of the transposition table's move and of the two killers; history
@@ -42,6 +42,10 @@ const CLOCK_INTERVAL: u64 = 1024;
 /// buffers, all allocated once so the search itself allocates nothing per node.
 pub struct Searcher<G: Game, E: Evaluator<G>> {
     evaluator: E,
+    /// The evaluator's state for evaluating along the search path, if it has one.
+    incremental: Option<Box<dyn IncrementalEval<G>>>,
+    /// The evaluator may have changed since `incremental` was made.
+    incremental_stale: bool,
     config: SearchConfig,
     tt: TranspositionTable,
     /// Move list of each ply.
@@ -83,6 +87,8 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             0
         };
         Searcher {
+            incremental: evaluator.incremental(MAX_PLY + 1),
+            incremental_stale: false,
             evaluator,
             config,
             tt: TranspositionTable::new(tt_mib),
@@ -126,7 +132,9 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         &self.evaluator
     }
 
+    /// The evaluator, to change (its incremental state is made anew for the next search).
     pub fn evaluator_mut(&mut self) -> &mut E {
+        self.incremental_stale = true;
         &mut self.evaluator
     }
 
@@ -150,6 +158,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         let started = Instant::now();
         self.start(record, limits, started);
         let root = *record.position();
+        self.enter_position(&root, 0);
         let quiet = record.quiet_plies();
 
         let mut root_moves: Vec<G::Move> = {
@@ -302,6 +311,9 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
     /// Resets the per-search state: a search depends only on its position, history and
     /// limits, never on earlier searches.
     fn start(&mut self, record: &GameRecord<G>, limits: &Limits, started: Instant) {
+        if std::mem::take(&mut self.incremental_stale) {
+            self.incremental = self.evaluator.incremental(MAX_PLY + 1);
+        }
         self.tt.new_search();
         self.killers.fill([G::Move::default(); 2]);
         self.history.fill(0);
@@ -482,6 +494,15 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         true
     }
 
+    /// Tells the evaluator's incremental state (if any) that the search is at `pos`, `ply`
+    /// plies from the root.
+    #[inline(always)]
+    fn enter_position(&mut self, pos: &G, ply: usize) {
+        if let Some(state) = &mut self.incremental {
+            state.enter(pos, ply);
+        }
+    }
+
     /// True if the current position (last on the path) occurred earlier since the last
     /// irreversible move, with the same side to move.
     #[inline]
@@ -509,6 +530,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         if !self.enter(false) {
             return 0;
         }
+        self.enter_position(pos, ply);
         if ply > 0 && self.is_repetition(quiet) {
             return 0;
         }
@@ -686,6 +708,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
     /// compulsory, so a position with one pending has no "stand pat".
     fn quiesce(&mut self, pos: &G, ply: usize, mut alpha: i32, beta: i32) -> i32 {
         self.pv_len[ply] = ply;
+        self.enter_position(pos, ply);
         if let Some(tablebase) = &self.tablebase
             && let Some(value) = tablebase.probe(pos)
         {
@@ -695,7 +718,11 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             if !pos.has_legal_move() {
                 return -(WIN - ply as i32);
             }
-            return self.evaluator.evaluate(pos).clamp(-EVAL_LIMIT, EVAL_LIMIT);
+            let value = match &mut self.incremental {
+                Some(state) => state.evaluate(pos, ply),
+                None => self.evaluator.evaluate(pos),
+            };
+            return value.clamp(-EVAL_LIMIT, EVAL_LIMIT);
         }
         pos.legal_moves(&mut self.lists[ply]);
         let mut best = -INFINITY;

@@ -27,5 +27,6 @@ mod selfplay;
 mod shard;
 mod shipped;
 mod td;
+mod td_incremental;
 mod tournament;
 mod train;

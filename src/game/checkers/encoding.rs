@@ -8,8 +8,8 @@
 
 use crate::eval::glem::{Atoms, MAX_SLOTS, Phases, Region};
 use crate::eval::td::Inputs;
+use crate::game::Side;
 use crate::game::checkers::Checkers;
-use crate::game::{Game, Side};
 
 // ---------------------------------------------------------------------------------------
 // GLEM atoms: the content of each of the 32 squares
@@ -237,16 +237,39 @@ impl Inputs for Checkers {
 
     /// Board inputs in increasing order, the side input last.
     #[inline(always)]
-    fn for_each_input(&self, mut f: impl FnMut(usize)) {
-        for (kind, mask) in self.relative_masks().into_iter().enumerate() {
+    fn for_each_input_as(&self, side: Side, mut f: impl FnMut(usize)) {
+        let seen = self.with_side_to_move(side);
+        for (kind, mask) in seen.relative_masks().into_iter().enumerate() {
             let mut bits = mask;
             while bits != 0 {
                 f(kind * 32 + bits.trailing_zeros() as usize);
                 bits &= bits - 1;
             }
         }
-        if self.side_to_move() == Side::First {
+        if side == Side::First {
             f(SIDE_INPUT);
         }
+    }
+
+    /// The squares whose piece changed: a bit set in one board's mask of a kind and not
+    /// in the other's (a move changes 2 squares and the captured ones).
+    #[inline(always)]
+    fn for_each_input_change(
+        &self,
+        next: &Self,
+        side: Side,
+        mut f: impl FnMut(usize, bool),
+    ) -> bool {
+        let before = self.with_side_to_move(side).relative_masks();
+        let after = next.with_side_to_move(side).relative_masks();
+        for (kind, (was, is)) in before.into_iter().zip(after).enumerate() {
+            let mut bits = was ^ is;
+            while bits != 0 {
+                let square = bits.trailing_zeros();
+                f(kind * 32 + square as usize, is >> square & 1 == 1);
+                bits &= bits - 1;
+            }
+        }
+        true
     }
 }

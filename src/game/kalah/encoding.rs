@@ -31,7 +31,7 @@
 use super::{A, Kalah, PITS};
 use crate::eval::glem::{Atoms, MAX_SLOTS, Phases, Region};
 use crate::eval::td::Inputs;
-use crate::game::Game;
+use crate::game::{Game, Side};
 
 /// Slots of the pits (both rows).
 const PIT_SLOTS: usize = 2 * PITS;
@@ -210,26 +210,78 @@ impl Inputs for Kalah {
     const MAX_ACTIVE: usize = 73;
 
     #[inline(always)]
-    fn for_each_input(&self, mut f: impl FnMut(usize)) {
-        for (r, row) in rows(self).iter().enumerate() {
-            for (i, &count) in row.iter().enumerate() {
-                let base = (r * PITS + i) * PIT_LEVELS;
-                for k in 0..(count as usize).min(PIT_LEVELS) {
-                    f(base + k);
-                }
+    fn for_each_input_as(&self, side: Side, mut f: impl FnMut(usize)) {
+        for_each_level(self, side, |slot, count, levels| {
+            for k in 0..count.min(levels) {
+                f(slot + k);
             }
-        }
-        let own = self.side_to_move();
-        for (r, side) in [own, own.opponent()].into_iter().enumerate() {
-            let base = STORE_INPUTS + r * STORE_LEVELS;
-            for k in 0..(self.store(side) as usize).min(STORE_LEVELS) {
-                f(base + k);
-            }
-        }
-        if own == A {
+        });
+        if side == A {
             f(SIDE_INPUT);
         }
     }
+
+    /// Each pit's and store's thermometer changes between its two counts; listed unless
+    /// they outnumber `next`'s inputs (a long sowing, or a capture of many stones).
+    #[inline(always)]
+    fn for_each_input_change(
+        &self,
+        next: &Self,
+        side: Side,
+        mut f: impl FnMut(usize, bool),
+    ) -> bool {
+        let (mut changes, mut active) = (0, 0);
+        let (before, after) = (levels(self, side), levels(next, side));
+        for (&(_, was), &(_, is)) in before.iter().zip(&after) {
+            changes += was.abs_diff(is);
+            active += is;
+        }
+        if changes > active {
+            return false;
+        }
+        for (&(slot, was), &(_, is)) in before.iter().zip(&after) {
+            let (low, high, on) = if was < is {
+                (was, is, true)
+            } else {
+                (is, was, false)
+            };
+            for k in low..high {
+                f(slot + k, on);
+            }
+        }
+        true
+    }
+}
+
+/// The thermometer slots from `side`'s point of view: its pits, the opponent's pits, its
+/// store, the opponent's store; calls `f(first input, count, levels)` for each.
+#[inline(always)]
+fn for_each_level(pos: &Kalah, side: Side, mut f: impl FnMut(usize, usize, usize)) {
+    for (r, row) in [pos.pits(side), pos.pits(side.opponent())]
+        .iter()
+        .enumerate()
+    {
+        for (i, &count) in row.iter().enumerate() {
+            f((r * PITS + i) * PIT_LEVELS, count as usize, PIT_LEVELS);
+        }
+    }
+    for (r, owner) in [side, side.opponent()].into_iter().enumerate() {
+        let count = pos.store(owner) as usize;
+        f(STORE_INPUTS + r * STORE_LEVELS, count, STORE_LEVELS);
+    }
+}
+
+/// Every thermometer slot's first input and level (how many of its inputs are 1), in
+/// [`for_each_level`] order.
+#[inline(always)]
+fn levels(pos: &Kalah, side: Side) -> [(usize, usize); PIT_SLOTS + 2] {
+    let mut out = [(0, 0); PIT_SLOTS + 2];
+    let mut n = 0;
+    for_each_level(pos, side, |first, count, levels| {
+        out[n] = (first, count.min(levels));
+        n += 1;
+    });
+    out
 }
 
 #[cfg(test)]

@@ -11,12 +11,18 @@
 //! - **Output**: one sigmoid unit `p = σ(w2·h + b2)`, the expected result for the side to
 //!   move (1 win, ½ draw, 0 loss).
 
+pub mod incremental;
+pub mod quantised;
+
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{EVAL_LIMIT, Evaluator};
-use crate::game::Game;
+use super::{EVAL_LIMIT, Evaluator, IncrementalEval};
+use crate::game::{Game, Side};
+use incremental::AccumulatorStack;
+use quantised::QuantisedNet;
 
 /// The evaluator kind written in model files.
 pub const KIND: &str = "td";
@@ -37,6 +43,10 @@ pub const CENTI_PER_LOGIT: f32 = 100.0;
 
 /// A game's inputs for the TD network: `INPUTS` binary inputs, of which at most
 /// `MAX_ACTIVE` are 1 in any position.
+///
+/// A position's inputs are its board seen by the side to move (and that side): the
+/// inputs of the same board with either side to move are what the search keeps
+/// up to date move by move ([`incremental`]).
 pub trait Inputs: Game {
     /// Identifies the input encoding (and its order) in saved weight files.
     const INPUT_SET_ID: &'static str;
@@ -44,9 +54,26 @@ pub trait Inputs: Game {
     const INPUTS: usize;
     /// Most inputs that are 1 in one position (at most [`MAX_ACTIVE`]).
     const MAX_ACTIVE: usize;
+    /// Calls `f` with the index of every input that is 1 in the position with this board
+    /// and `side` to move, in increasing order, at most `MAX_ACTIVE` times.
+    fn for_each_input_as(&self, side: Side, f: impl FnMut(usize));
+
     /// Calls `f` with the index of every input that is 1, in increasing order, at most
     /// `MAX_ACTIVE` times.
-    fn for_each_input(&self, f: impl FnMut(usize));
+    #[inline(always)]
+    fn for_each_input(&self, f: impl FnMut(usize)) {
+        self.for_each_input_as(self.side_to_move(), f)
+    }
+
+    /// The inputs, with `side` to move, that differ between this board and `next`'s:
+    /// `f(i, true)` for each input that turns 1, `f(i, false)` for each that turns 0.
+    /// Returns false, without calling `f`, when listing them costs more than listing the
+    /// inputs of `next` (the default: always).
+    #[inline(always)]
+    fn for_each_input_change(&self, next: &Self, side: Side, f: impl FnMut(usize, bool)) -> bool {
+        let _ = (next, side, f);
+        false
+    }
 }
 
 /// The indices of the inputs that are 1 for `pos` (all others are 0), in increasing order.
@@ -161,50 +188,35 @@ impl MlpWeights {
     }
 }
 
-/// Hidden units the fast evaluator handles together: 16 f32 sums fit in registers.
+/// Hidden units handled together: 16 sums fill two SSE2 registers of `i16`.
 const BLOCK: usize = 16;
 
-/// The network as an [`Evaluator`] for the search: read-only, `Clone + Send + Sync`,
-/// about 0.19 µs per call with the default 48 hidden units (0.15 µs with 32, 0.24 µs
-/// with 64, 0.44 µs with 128; release build, one core of an AMD EPYC, SSE2 code).
+/// The network as an [`Evaluator`] for the search: read-only, `Clone + Send + Sync`
+/// (clones share one [`QuantisedNet`]).
 ///
-/// Speed comes from the inputs' sparsity (draughts: at most 24 piece inputs and the side
-/// input are 1, the other 100-odd are 0), so `W1·x` is the sum of the `W1` columns of the
-/// active inputs. The evaluator keeps a column-major copy of `W1` (column i, the weights from
-/// input i to every hidden unit, is contiguous) with the hidden units padded to a multiple
-/// of 16 (padding units have all-zero weights, so they add `0 · σ(0) = 0`). It lists the
-/// ≤ 25 active inputs once, then for each block of 16 hidden units starts from `b1`, adds
-/// the block's slice of every active column in 16 running sums that stay in registers,
-/// and folds `w2 · σ(sums)` into 16 output lanes: fixed-size array loops that vectorise,
-/// no allocation, no dense input vector, no multiplication by the zero inputs. The output
-/// sigmoid is skipped: the value is the output logit `z = w2·h + b2` itself, since
-/// `ln(p/(1−p)) = z` for `p = σ(z)`.
+/// It evaluates with the integer form of the network ([`quantised`]: `i16` first layer,
+/// sigmoid by table, integer output), from scratch in [`Evaluator::evaluate`] or, inside
+/// a search, from the first-layer sums each searcher keeps along its path
+/// ([`incremental`]); both give the same value bit for bit. Speed comes from the inputs'
+/// sparsity (draughts: at most 24 piece inputs and the side input are 1, the other
+/// 100-odd are 0): `W1·x` is the sum of the active inputs' `W1` columns, stored
+/// column-major in blocks of 16 hidden units, and one move changes only a few of them.
 ///
-/// Value in centi-units ([`centi_units`]): `round(100 · z)` = `100 · ln(p / (1 − p))`,
-/// clamped to ±[`EVAL_LIMIT`]. It orders positions exactly as `p` does, is 0 at p = ½,
-/// ±110 at p = 0.75 / 0.25, ±460 at p = 0.99 / 0.01, so a clear win is large.
+/// Value in centi-units: the output logit `z = w2·h + b2` times 100, rounded, clamped to
+/// ±[`EVAL_LIMIT`] — `100 · ln(p / (1 − p))` for the output `p = σ(z)`, so the output
+/// sigmoid is never computed. It orders positions as `p` does, is 0 at p = ½, ±110 at
+/// p = 0.75 / 0.25, ±460 at p = 0.99 / 0.01, so a clear win is large. It stays within a
+/// few centi-units of the float network's `round(100 · z)` (see [`quantised`]).
 #[derive(Debug, PartialEq)]
 pub struct TdEvaluator<G> {
-    hidden: usize,
-    /// Blocks of [`BLOCK`] hidden units: `hidden` rounded up, divided by 16.
-    blocks: usize,
-    /// `W1` column-major by blocks: `columns[i * blocks + b][k]` = `W1[16b + k][i]`.
-    columns: Vec<[f32; BLOCK]>,
-    b1: Vec<[f32; BLOCK]>,
-    w2: Vec<[f32; BLOCK]>,
-    b2: f32,
+    net: Arc<QuantisedNet>,
     game: PhantomData<fn() -> G>,
 }
 
 impl<G> Clone for TdEvaluator<G> {
     fn clone(&self) -> Self {
         TdEvaluator {
-            hidden: self.hidden,
-            blocks: self.blocks,
-            columns: self.columns.clone(),
-            b1: self.b1.clone(),
-            w2: self.w2.clone(),
-            b2: self.b2,
+            net: Arc::clone(&self.net),
             game: PhantomData,
         }
     }
@@ -215,62 +227,19 @@ impl<G: Inputs> TdEvaluator<G> {
     /// checked first ([`MlpWeights::validate`]).
     pub fn from_weights(weights: &MlpWeights) -> Result<TdEvaluator<G>, String> {
         weights.validate::<G>()?;
-        let hidden = weights.hidden;
-        let blocks = hidden.div_ceil(BLOCK);
-        // Zero-padded to `blocks` blocks, then cut into blocks.
-        let blocked = |values: &mut dyn Iterator<Item = f32>| -> Vec<[f32; BLOCK]> {
-            let mut out = vec![[0.0; BLOCK]; blocks];
-            for (j, v) in values.enumerate() {
-                out[j / BLOCK][j % BLOCK] = v;
-            }
-            out
-        };
-        // `w1` is row-major (hidden × inputs): column i is every `inputs`-th value from i.
-        let columns = (0..G::INPUTS)
-            .flat_map(|i| blocked(&mut weights.w1.iter().skip(i).step_by(G::INPUTS).copied()))
-            .collect();
         Ok(TdEvaluator {
-            hidden,
-            blocks,
-            columns,
-            b1: blocked(&mut weights.b1.iter().copied()),
-            w2: blocked(&mut weights.w2.iter().copied()),
-            b2: weights.b2,
+            net: Arc::new(QuantisedNet::new::<G>(weights)?),
             game: PhantomData,
         })
     }
 
     pub fn hidden(&self) -> usize {
-        self.hidden
+        self.net.hidden()
     }
 
-    /// The output logit `ln(p / (1 − p))` for the side to move, by the sparse sum.
-    #[inline]
-    pub fn logit(&self, pos: &G) -> f32 {
-        let mut active = [0usize; MAX_ACTIVE];
-        let mut count = 0;
-        pos.for_each_input(|i| {
-            // At most `G::MAX_ACTIVE` ≤ `MAX_ACTIVE` inputs are 1.
-            if let Some(slot) = active.get_mut(count) {
-                *slot = i * self.blocks;
-                count += 1;
-            }
-        });
-        let active = &active[..count];
-        let mut lanes = [0.0f32; BLOCK];
-        for (block, (b1, w2)) in self.b1.iter().zip(&self.w2).enumerate() {
-            let mut sums = *b1;
-            for &start in active {
-                let column = &self.columns[start + block];
-                for k in 0..BLOCK {
-                    sums[k] += column[k];
-                }
-            }
-            for k in 0..BLOCK {
-                lanes[k] += w2[k] * sigmoid(sums[k]);
-            }
-        }
-        self.b2 + lanes.iter().sum::<f32>()
+    /// The integer network.
+    pub fn net(&self) -> &QuantisedNet {
+        &self.net
     }
 }
 
@@ -284,7 +253,14 @@ pub fn centi_units(logit: f32) -> i32 {
 impl<G: Inputs> Evaluator<G> for TdEvaluator<G> {
     #[inline]
     fn evaluate(&self, pos: &G) -> i32 {
-        centi_units(self.logit(pos))
+        self.net.evaluate(pos)
+    }
+
+    fn incremental(&self, plies: usize) -> Option<Box<dyn IncrementalEval<G>>> {
+        Some(Box::new(AccumulatorStack::new(
+            Arc::clone(&self.net),
+            plies,
+        )))
     }
 
     fn name(&self) -> String {

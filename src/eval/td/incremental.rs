@@ -1,0 +1,101 @@
+//! The network's first-layer sums kept along the search path (as NNUE engines do): one
+//! searcher's [`IncrementalEval`] state.
+//!
+//! Each ply holds the position the search entered there and its sums from both sides'
+//! points of view (a position's inputs are its board seen by the side to move, so after
+//! a move the other side's accumulator is the one read, and each side's accumulator
+//! changes only where the board did). Nothing is computed on entering a position: an
+//! evaluation at ply `p` takes the nearest ply below with the needed side's sums up to
+//! date and brings each ply above it up to date from its parent by the inputs that
+//! changed ([`Inputs::for_each_input_change`]), or from scratch when the game says that
+//! is cheaper or nothing below is up to date. Interior nodes whose subtree is never
+//! evaluated cost a copy of their position; the sums are exact integers, so the
+//! incremental value equals the from-scratch one bit for bit.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use super::Inputs;
+use super::quantised::{Accumulator, ActiveInputs, MAX_BLOCKS, QuantisedNet};
+use crate::eval::IncrementalEval;
+use crate::game::Side;
+
+/// One searcher's accumulators for a [`QuantisedNet`], `plies` deep; allocated once.
+pub struct AccumulatorStack<G> {
+    net: Arc<QuantisedNet>,
+    /// The position entered at each ply (the stack grows to `plies` as the search goes
+    /// deeper, within the capacity reserved at the start).
+    positions: Vec<G>,
+    /// Sums of each ply's position, from each side's point of view (`Side::index`).
+    sums: Vec<[Accumulator; 2]>,
+    /// Which of `sums` hold the sums of the position now entered at that ply.
+    current: Vec<[bool; 2]>,
+    game: PhantomData<fn() -> G>,
+}
+
+impl<G: Inputs> AccumulatorStack<G> {
+    pub fn new(net: Arc<QuantisedNet>, plies: usize) -> AccumulatorStack<G> {
+        AccumulatorStack {
+            net,
+            positions: Vec::with_capacity(plies),
+            sums: vec![[[[0; super::BLOCK]; MAX_BLOCKS]; 2]; plies],
+            current: vec![[false; 2]; plies],
+            game: PhantomData,
+        }
+    }
+
+    /// Brings `sums[ply][side]` up to date (`ply` is within the stack).
+    #[inline]
+    fn update(&mut self, ply: usize, side: Side) {
+        let s = side.index();
+        let Some(base) = (0..=ply).rev().find(|&k| self.current[k][s]) else {
+            return self.refresh(ply, side);
+        };
+        for k in base + 1..=ply {
+            let (below, above) = self.sums.split_at_mut(k);
+            let acc = &mut above[0][s];
+            *acc = below[k - 1][s];
+            let net = &self.net;
+            let diffed =
+                self.positions[k - 1].for_each_input_change(&self.positions[k], side, |i, on| {
+                    net.update(acc, i, on)
+                });
+            if !diffed {
+                return self.refresh(ply, side);
+            }
+            self.current[k][s] = true;
+        }
+    }
+
+    fn refresh(&mut self, ply: usize, side: Side) {
+        let active = ActiveInputs::of(&self.positions[ply], side);
+        self.net.refresh(&mut self.sums[ply][side.index()], &active);
+        self.current[ply][side.index()] = true;
+    }
+}
+
+impl<G: Inputs> IncrementalEval<G> for AccumulatorStack<G> {
+    #[inline]
+    fn enter(&mut self, pos: &G, ply: usize) {
+        // Plies are entered in order: ply p only after ply p − 1.
+        if let Some(slot) = self.positions.get_mut(ply) {
+            *slot = *pos;
+        } else if ply == self.positions.len() && ply < self.current.len() {
+            self.positions.push(*pos);
+        } else {
+            return;
+        }
+        self.current[ply] = [false; 2];
+    }
+
+    #[inline]
+    fn evaluate(&mut self, pos: &G, ply: usize) -> i32 {
+        if ply >= self.positions.len() || self.positions[ply] != *pos {
+            // Not the position entered at this ply: no sums kept for it.
+            return self.net.evaluate(pos);
+        }
+        let side = pos.side_to_move();
+        self.update(ply, side);
+        self.net.output(&self.sums[ply][side.index()])
+    }
+}

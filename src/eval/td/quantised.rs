@@ -1,0 +1,218 @@
+//! The play-time form of a TD network: integer weights, first-layer sums kept as `i16`
+//! accumulators, the hidden sigmoid as a table, an integer output dot product. Built from
+//! the float weights when a model loads; the float weights stay the training and
+//! model-file form.
+//!
+//! # Scales
+//! - First layer: `W1` and `b1` times `Q1 = 2^shift1`, rounded to `i16`; `Q1` is 256
+//!   unless a hidden unit's largest possible sum (its bias and its `MAX_ACTIVE` largest
+//!   weights in absolute value) would not fit in an `i16`, then the largest power of two
+//!   that fits. A hidden sum is thus exact in integers: the sum of the rounded weights.
+//! - Hidden activation: `h = round(σ(s / Q1) · 2^15)` from a table over the clamped sum
+//!   `s ∈ [−12·Q1, 12·Q1]` (σ(±12) is within 2⁻¹⁸ of 0 and 1, below the table's step).
+//! - Output: `w2 · 100 · 2^8` rounded to `i32`, `b2 · 100 · 2^23` to `i64`; the dot product
+//!   `b2 + Σ w2·h` (in `i64`, which cannot overflow) is the output logit in centi-units
+//!   times `2^23`, rounded to the nearest centi-unit.
+
+use super::{BLOCK, CENTI_PER_LOGIT, Inputs, MAX_ACTIVE, MAX_HIDDEN, MlpWeights, sigmoid};
+use crate::eval::EVAL_LIMIT;
+use crate::game::Side;
+
+/// Largest first-layer scale: `log2 Q1`.
+pub const MAX_SHIFT1: u32 = 8;
+/// Hidden activations are `σ · 2^H_BITS`.
+pub const H_BITS: u32 = 15;
+/// Output weights are `w2 · 100 · 2^W2_BITS` (centi-units per unit of activation).
+pub const W2_BITS: u32 = 8;
+/// The sigmoid table covers hidden sums in ±`SPAN` (in units of the float network).
+const SPAN: i32 = 12;
+/// Blocks of [`BLOCK`] hidden units at most.
+pub const MAX_BLOCKS: usize = MAX_HIDDEN / BLOCK;
+
+/// The first-layer sums of one position from one side's point of view: hidden unit
+/// `16b + k` is `[b][k]`, in units of `1/Q1`. Units past the network's hidden size stay 0.
+pub type Accumulator = [[i16; BLOCK]; MAX_BLOCKS];
+
+/// The integer network (see the module documentation for the scales).
+#[derive(Debug, PartialEq)]
+pub struct QuantisedNet {
+    hidden: usize,
+    /// Blocks of [`BLOCK`] hidden units in use: `hidden` rounded up, divided by 16.
+    blocks: usize,
+    /// `log2 Q1`.
+    shift1: u32,
+    /// `W1` column-major by blocks: `columns[i * blocks + b][k]` = `Q1 · W1[16b + k][i]`.
+    columns: Vec<[i16; BLOCK]>,
+    /// `Q1 · b1`, padded with zeros.
+    b1: Accumulator,
+    /// `w2 · 100 · 2^W2_BITS` (`hidden` values).
+    w2: Vec<i32>,
+    /// `b2 · 100 · 2^(H_BITS + W2_BITS)`.
+    b2: i64,
+    /// `sigmoid[s + 12·Q1]` = `round(σ(s / Q1) · 2^H_BITS)` for `|s| ≤ 12·Q1`.
+    sigmoid: Vec<u16>,
+}
+
+impl QuantisedNet {
+    /// The integer form of a checked network of `G` ([`MlpWeights::validate`]).
+    /// An error if even `Q1 = 1` cannot hold a hidden unit's sums in an `i16` (weights
+    /// in the thousands: no trained network comes near).
+    pub fn new<G: Inputs>(weights: &MlpWeights) -> Result<QuantisedNet, String> {
+        let hidden = weights.hidden;
+        let blocks = hidden.div_ceil(BLOCK);
+        let shift1 = first_layer_shift::<G>(weights).ok_or_else(|| {
+            "first-layer weights too large for the integer evaluator (a hidden unit's \
+             sum may exceed ±32,000)"
+                .to_string()
+        })?;
+        let q1 = (1u32 << shift1) as f32;
+        let quantise = |w: f32| (w * q1).round() as i16;
+        let mut columns = vec![[0i16; BLOCK]; G::INPUTS * blocks];
+        let mut b1 = [[0i16; BLOCK]; MAX_BLOCKS];
+        for j in 0..hidden {
+            for i in 0..G::INPUTS {
+                columns[i * blocks + j / BLOCK][j % BLOCK] =
+                    quantise(weights.w1[j * G::INPUTS + i]);
+            }
+            b1[j / BLOCK][j % BLOCK] = quantise(weights.b1[j]);
+        }
+        let w2_scale = CENTI_PER_LOGIT * (1u32 << W2_BITS) as f32;
+        let b2_scale = f64::from(CENTI_PER_LOGIT) * f64::from(1u32 << (H_BITS + W2_BITS));
+        let span = SPAN << shift1;
+        let sigmoid = (-span..=span)
+            .map(|s| (sigmoid(s as f32 / q1) * (1u32 << H_BITS) as f32).round() as u16)
+            .collect();
+        Ok(QuantisedNet {
+            hidden,
+            blocks,
+            shift1,
+            columns,
+            b1,
+            // `as` saturates: an output weight beyond ±83,000 (no trained network has
+            // one) would be cut, not wrap.
+            w2: weights
+                .w2
+                .iter()
+                .map(|&w| (w * w2_scale).round() as i32)
+                .collect(),
+            b2: (f64::from(weights.b2) * b2_scale).round() as i64,
+            sigmoid,
+        })
+    }
+
+    /// `log2` of the first-layer scale `Q1`.
+    pub fn shift1(&self) -> u32 {
+        self.shift1
+    }
+
+    /// The sums of the active inputs `active` (each an input index): `b1` plus their
+    /// columns, one block of hidden units at a time so its 16 sums stay in registers.
+    #[inline]
+    pub fn refresh(&self, acc: &mut Accumulator, active: &[usize]) {
+        for (b, sums) in acc.iter_mut().enumerate().take(self.blocks) {
+            *sums = self.b1[b];
+            for &i in active {
+                add(sums, &self.columns[i * self.blocks + b]);
+            }
+        }
+    }
+
+    /// Adds (`on`) or removes input `i`'s column.
+    #[inline]
+    pub fn update(&self, acc: &mut Accumulator, i: usize, on: bool) {
+        let column = &self.columns[i * self.blocks..(i + 1) * self.blocks];
+        for (sums, column) in acc.iter_mut().zip(column) {
+            if on {
+                add(sums, column);
+            } else {
+                for k in 0..BLOCK {
+                    sums[k] = sums[k].wrapping_sub(column[k]);
+                }
+            }
+        }
+    }
+
+    /// The evaluation of a position whose sums (from the side to move's point of view)
+    /// are `acc`: the output logit in centi-units, clamped to ±[`EVAL_LIMIT`].
+    #[inline]
+    pub fn output(&self, acc: &Accumulator) -> i32 {
+        let span = SPAN << self.shift1;
+        let mut total = self.b2;
+        for (j, &w2) in self.w2.iter().enumerate() {
+            let s = i32::from(acc[j / BLOCK][j % BLOCK]).clamp(-span, span);
+            total += i64::from(w2) * i64::from(self.sigmoid[(s + span) as usize]);
+        }
+        let shift = H_BITS + W2_BITS;
+        let centi = (total + (1 << (shift - 1))) >> shift;
+        centi.clamp(-i64::from(EVAL_LIMIT), i64::from(EVAL_LIMIT)) as i32
+    }
+
+    /// The evaluation of `pos` from scratch.
+    #[inline]
+    pub fn evaluate<G: Inputs>(&self, pos: &G) -> i32 {
+        let mut acc = [[0; BLOCK]; MAX_BLOCKS];
+        self.refresh(&mut acc, &ActiveInputs::of(pos, pos.side_to_move()));
+        self.output(&acc)
+    }
+
+    pub fn hidden(&self) -> usize {
+        self.hidden
+    }
+}
+
+#[inline(always)]
+fn add(sums: &mut [i16; BLOCK], column: &[i16; BLOCK]) {
+    for k in 0..BLOCK {
+        sums[k] = sums[k].wrapping_add(column[k]);
+    }
+}
+
+/// The active inputs of a position from one side's point of view, listed on the stack.
+pub struct ActiveInputs {
+    list: [usize; MAX_ACTIVE],
+    count: usize,
+}
+
+impl ActiveInputs {
+    #[inline]
+    pub fn of<G: Inputs>(pos: &G, side: Side) -> ActiveInputs {
+        let mut active = ActiveInputs {
+            list: [0; MAX_ACTIVE],
+            count: 0,
+        };
+        pos.for_each_input_as(side, |i| {
+            // At most `G::MAX_ACTIVE` ≤ `MAX_ACTIVE` inputs are 1.
+            if let Some(slot) = active.list.get_mut(active.count) {
+                *slot = i;
+                active.count += 1;
+            }
+        });
+        active
+    }
+}
+
+impl std::ops::Deref for ActiveInputs {
+    type Target = [usize];
+    fn deref(&self) -> &[usize] {
+        &self.list[..self.count]
+    }
+}
+
+/// `log2 Q1`: [`MAX_SHIFT1`], or less if some hidden unit's largest possible sum would
+/// not fit in an `i16` (each rounded weight may be ½ larger in magnitude).
+fn first_layer_shift<G: Inputs>(weights: &MlpWeights) -> Option<u32> {
+    let mut largest = 0.0f64;
+    let mut row = vec![0.0f32; G::INPUTS];
+    for j in 0..weights.hidden {
+        for (r, w) in row.iter_mut().zip(&weights.w1[j * G::INPUTS..]) {
+            *r = w.abs();
+        }
+        row.sort_unstable_by(|a, b| b.total_cmp(a));
+        let top: f64 = row.iter().take(G::MAX_ACTIVE).map(|&w| f64::from(w)).sum();
+        largest = largest.max(top + f64::from(weights.b1[j].abs()));
+    }
+    let rounding = 0.5 * (G::MAX_ACTIVE + 1) as f64;
+    (0..=MAX_SHIFT1)
+        .rev()
+        .find(|&shift| largest * f64::from(1u32 << shift) + rounding <= f64::from(i16::MAX))
+}

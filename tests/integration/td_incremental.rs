@@ -1,0 +1,203 @@
+//! The TD network inside search: the integer network against the float one it is built
+//! from, and the first-layer sums kept along the search path against sums from scratch,
+//! for both games.
+
+use std::path::Path;
+
+use evalearn::eval::Evaluator;
+use evalearn::eval::td::{Inputs, MlpWeights, TdEvaluator};
+use evalearn::game::Game;
+use evalearn::game::checkers::Checkers;
+use evalearn::game::kalah::Kalah;
+use evalearn::io::model;
+use evalearn::learn::td::Mlp;
+use evalearn::search::bench::Bench;
+use evalearn::search::{Limits, MAX_PLY, SearchConfig, Searcher};
+use rand::RngExt;
+
+fn shipped_weights(name: &str) -> MlpWeights {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(name);
+    model::load_model::<MlpWeights>(&path, None, Some("td"))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .1
+}
+
+/// A random network with weights 8 times the training start's (values spread widely).
+fn random_weights<G: Inputs>(hidden: usize, seed: u64) -> MlpWeights {
+    let mut w = Mlp::<G>::new_random(hidden, seed).weights();
+    for v in w.w1.iter_mut().chain(&mut w.w2) {
+        *v *= 8.0;
+    }
+    w.b2 = 0.3;
+    w
+}
+
+/// Every position of `games` random-play games from the start.
+fn random_positions<G: Game>(seed: u64, games: u64) -> Vec<G> {
+    let mut out = Vec::new();
+    let mut moves = G::Moves::default();
+    for game in 0..games {
+        let mut rng = evalearn::rng::stream(seed, game);
+        let mut pos = G::start();
+        for _ in 0..200 {
+            pos.legal_moves(&mut moves);
+            if moves.is_empty() {
+                break;
+            }
+            out.push(pos);
+            pos = pos.play(moves[rng.random_range(0..moves.len())]);
+        }
+    }
+    out
+}
+
+/// The evaluator without its incremental state: the search evaluates from scratch.
+struct FromScratch<E>(E);
+
+impl<G: Game, E: Evaluator<G>> Evaluator<G> for FromScratch<E> {
+    fn evaluate(&self, pos: &G) -> i32 {
+        self.0.evaluate(pos)
+    }
+    fn name(&self) -> String {
+        self.0.name()
+    }
+}
+
+/// A random walk through the game tree as a search makes one (down by a random move,
+/// back up by a random number of plies), evaluating about every other position entered:
+/// the incremental value equals the from-scratch one at every step.
+fn walk_agrees<G: Inputs>(evaluator: &TdEvaluator<G>, seed: u64, steps: usize) {
+    let mut state = evaluator.incremental(MAX_PLY).expect("td keeps sums");
+    let mut rng = evalearn::rng::stream(seed, 0);
+    let mut moves = G::Moves::default();
+    let mut path = vec![G::start()];
+    state.enter(&path[0], 0);
+    let mut checked = 0;
+    for _ in 0..steps {
+        let pos = *path.last().unwrap();
+        pos.legal_moves(&mut moves);
+        if moves.is_empty() || path.len() >= 60 || rng.random_range(0..4) == 0 {
+            let back = rng.random_range(0..path.len());
+            path.truncate(path.len() - back);
+            if back > 0 && path.len() > 1 {
+                // Re-enter a sibling of the position backed up to.
+                path.pop();
+            }
+            continue;
+        }
+        let child = pos.play(moves[rng.random_range(0..moves.len())]);
+        path.push(child);
+        state.enter(&child, path.len() - 1);
+        if rng.random_range(0..2) == 0 {
+            let ply = path.len() - 1;
+            assert_eq!(
+                state.evaluate(&child, ply),
+                evaluator.evaluate(&child),
+                "{} at ply {ply}",
+                child.format_position()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > steps / 4, "{checked} evaluations");
+}
+
+#[test]
+fn incremental_sums_equal_sums_from_scratch_along_random_walks() {
+    for seed in 0..3 {
+        let draughts =
+            TdEvaluator::<Checkers>::from_weights(&random_weights::<Checkers>(48, seed)).unwrap();
+        walk_agrees(&draughts, seed, 20_000);
+        let kalah = TdEvaluator::<Kalah>::from_weights(&random_weights::<Kalah>(48, seed)).unwrap();
+        walk_agrees(&kalah, seed, 20_000);
+    }
+    let shipped = TdEvaluator::<Checkers>::from_weights(&shipped_weights("models/td.bin")).unwrap();
+    walk_agrees(&shipped, 7, 20_000);
+    let shipped =
+        TdEvaluator::<Kalah>::from_weights(&shipped_weights("models/kalah-td.bin")).unwrap();
+    walk_agrees(&shipped, 7, 20_000);
+}
+
+/// Searches with the sums kept along the path give the same result, node for node, as
+/// searches evaluating every leaf from scratch.
+fn searches_agree<G: Inputs + Bench>(evaluator: &TdEvaluator<G>, depth: u32) {
+    let mut incremental = Searcher::new(evaluator.clone(), SearchConfig::FULL, 4);
+    let mut scratch = Searcher::new(FromScratch(evaluator.clone()), SearchConfig::FULL, 4);
+    for text in G::BENCH_POSITIONS {
+        let pos = G::parse_position(text).unwrap();
+        let a = incremental.search_position(&pos, &Limits::depth(depth));
+        let b = scratch.search_position(&pos, &Limits::depth(depth));
+        assert_eq!(
+            (a.score, a.best_move, &a.pv, a.nodes),
+            (b.score, b.best_move, &b.pv, b.nodes),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn searches_with_incremental_sums_equal_searches_from_scratch() {
+    let draughts = shipped_weights("models/td.bin");
+    searches_agree(
+        &TdEvaluator::<Checkers>::from_weights(&draughts).unwrap(),
+        6,
+    );
+    let kalah = shipped_weights("models/kalah-td.bin");
+    searches_agree(&TdEvaluator::<Kalah>::from_weights(&kalah).unwrap(), 7);
+}
+
+/// The integer network's value against the float network's `100 · logit` (unrounded):
+/// (largest, mean) absolute difference over the positions.
+fn deviation<G: Inputs>(weights: &MlpWeights, positions: &[G]) -> (f64, f64) {
+    let q1 = 1
+        << TdEvaluator::<G>::from_weights(weights)
+            .unwrap()
+            .net()
+            .shift1();
+    eprintln!("{} hidden units, Q1 = {q1}", weights.hidden);
+    let float = Mlp::<G>::from_weights(weights).unwrap();
+    let integer = TdEvaluator::<G>::from_weights(weights).unwrap();
+    let (mut largest, mut total) = (0.0f64, 0.0f64);
+    for pos in positions {
+        let exact = 100.0 * f64::from(float.logit(pos));
+        let d = (f64::from(integer.evaluate(pos)) - exact.clamp(-20_000.0, 20_000.0)).abs();
+        largest = largest.max(d);
+        total += d;
+    }
+    (largest, total / positions.len() as f64)
+}
+
+#[test]
+fn integer_network_stays_within_a_few_centi_units_of_the_float_network() {
+    let draughts = random_positions::<Checkers>(3, 450);
+    let kalah = random_positions::<Kalah>(3, 600);
+    eprintln!(
+        "{} draughts, {} Kalah positions",
+        draughts.len(),
+        kalah.len()
+    );
+    assert!(draughts.len() > 15_000 && kalah.len() > 15_000);
+    for (name, (largest, mean), (max_bound, mean_bound)) in [
+        (
+            "models/td.bin",
+            deviation(&shipped_weights("models/td.bin"), &draughts),
+            (3.0, 0.6),
+        ),
+        (
+            "models/kalah-td.bin",
+            deviation(&shipped_weights("models/kalah-td.bin"), &kalah),
+            (3.0, 0.6),
+        ),
+        (
+            "random draughts network ×8",
+            deviation(&random_weights::<Checkers>(128, 5), &draughts),
+            (6.0, 1.5),
+        ),
+    ] {
+        eprintln!("{name}: largest deviation {largest:.2}, mean {mean:.3} centi-units");
+        assert!(
+            largest <= max_bound && mean <= mean_bound,
+            "{name}: {largest} {mean}"
+        );
+    }
+}
