@@ -40,6 +40,7 @@ pub fn train_from_scratch(config: &Path, egdb: &EgdbOption) -> Result<PathBuf, C
     run(TrainArgs {
         config: config.to_path_buf(),
         resume: false,
+        from_dataset: None,
         egdb: egdb.clone(),
     })?;
     Ok(parsed.model)
