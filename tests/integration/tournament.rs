@@ -38,7 +38,7 @@ fn match_row(a: &str, b: &str) -> String {
 
 #[test]
 fn a_round_robin_plays_every_pair_as_match_would() {
-    let dir = temp_dir("round-robin");
+    let dir = temp_dir("tournament-round-robin");
     let table = dir.join("table.md");
     let json = dir.join("table.json");
     let out = evalearn_ok(&[
@@ -88,7 +88,7 @@ fn a_round_robin_plays_every_pair_as_match_would() {
 
 #[test]
 fn train_first_then_play_the_trained_model() {
-    let dir = temp_dir("train-first");
+    let dir = temp_dir("tournament-train-first");
     let model = dir.join("tiny.bin");
     let config = dir.join("tiny.toml");
     std::fs::write(
