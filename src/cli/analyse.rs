@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::args::{GameArg, eval_spec, load_evaluator};
+use super::args::{GameArg, load_evaluator, optional_eval};
 use super::egdb::EgdbOption;
 use super::{CliError, CliGame, position_arg};
 use crate::game::GameRecord;
@@ -58,12 +58,7 @@ pub fn format_line<G: CliGame>(pos: &G, line: &[G::Move], algebraic: bool) -> St
 }
 
 pub fn analyse(args: AnalyseArgs) -> Result<(), CliError> {
-    let spec = args
-        .eval
-        .as_deref()
-        .map(|text| eval_spec("--eval", text))
-        .transpose()?;
-    let game = args.game.resolve(&spec.iter().collect::<Vec<_>>())?;
+    let (game, spec) = optional_eval(&args.game, args.eval.as_deref())?;
     with_game!(game, analyse_of(args, spec))
 }
 

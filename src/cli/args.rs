@@ -136,6 +136,17 @@ pub fn eval_spec(flag: &str, text: &str) -> Result<EvalSpec, CliError> {
     EvalSpec::parse(text).map_err(|e| CliError::input(format!("{flag}: {e}")))
 }
 
+/// Reads an optional `--eval` argument and the game of the command (see
+/// [`GameArg::resolve`]).
+pub fn optional_eval(
+    game: &GameArg,
+    eval: Option<&str>,
+) -> Result<(GameSpec, Option<EvalSpec>), CliError> {
+    let spec = eval.map(|text| eval_spec("--eval", text)).transpose()?;
+    let game = game.resolve(&spec.iter().collect::<Vec<_>>())?;
+    Ok((game, spec))
+}
+
 /// Loads the evaluator of game `G` that `spec` names. A model trained on another
 /// variant of the game (e.g. Kalah with 6 stones a pit, used on Kalah(6,4)) is allowed,
 /// with a warning on stderr.

@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use super::args::{GameArg, eval_spec, load_evaluator};
+use super::args::{GameArg, load_evaluator, optional_eval};
 use super::{CliError, CliGame};
 use crate::eval::EvalGame;
 use crate::eval::spec::EvalSpec;
@@ -25,12 +25,7 @@ pub struct BenchArgs {
 }
 
 pub fn bench(args: BenchArgs) -> Result<(), CliError> {
-    let spec = args
-        .eval
-        .as_deref()
-        .map(|text| eval_spec("--eval", text))
-        .transpose()?;
-    let game = args.game.resolve(&spec.iter().collect::<Vec<_>>())?;
+    let (game, spec) = optional_eval(&args.game, args.eval.as_deref())?;
     with_game!(game, bench_of(args, spec))
 }
 
