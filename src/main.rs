@@ -1,4 +1,8 @@
 fn main() -> std::process::ExitCode {
+    if let Err(message) = cpu_supports_build() {
+        eprintln!("error: {message}");
+        return std::process::ExitCode::from(2);
+    }
     quiet_on_closed_pipe();
     evalearn::cli::run()
 }
@@ -17,4 +21,25 @@ fn quiet_on_closed_pipe() {
         }
         default(info)
     }));
+}
+
+/// The build may ask for hardware popcount (`.cargo/config.toml`); on a CPU without it the
+/// first bit count would die of an illegal instruction, so say so before any runs.
+#[cfg(all(target_arch = "x86_64", target_feature = "popcnt"))]
+fn cpu_supports_build() -> Result<(), &'static str> {
+    // CPUID leaf 1, ECX bit 23: POPCNT. (Not `is_x86_feature_detected!`: built with the
+    // feature on, it answers true without asking the CPU.)
+    if std::arch::x86_64::__cpuid(1).ecx & (1 << 23) != 0 {
+        Ok(())
+    } else {
+        Err(
+            "this evalearn was built for CPUs with the POPCNT instruction and this one \
+             lacks it; rebuild with RUSTFLAGS=\"\" cargo build --release",
+        )
+    }
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "popcnt")))]
+fn cpu_supports_build() -> Result<(), &'static str> {
+    Ok(())
 }

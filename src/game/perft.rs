@@ -29,13 +29,18 @@ fn move_stack<G: Game>(depth: u32) -> Vec<G::Moves> {
 }
 
 fn count<G: Game>(pos: &G, depth: u32, lists: &mut [G::Moves]) -> u64 {
-    let Some((list, deeper)) = lists.split_first_mut() else {
-        return 1;
-    };
-    match depth {
-        0 => 1,
-        1 => pos.count_legal_moves(list),
-        _ => {
+    match (depth, lists) {
+        (0, _) | (_, []) => 1,
+        (1, [scratch, ..]) => pos.count_legal_moves(scratch),
+        // The last two plies in one frame: a call per leaf's parent costs more than its
+        // count when its moves are quiet.
+        (2, [list, scratch, ..]) => {
+            pos.legal_moves(list);
+            list.iter()
+                .map(|&mv| pos.play(mv).count_legal_moves(scratch))
+                .sum()
+        }
+        (_, [list, deeper @ ..]) => {
             pos.legal_moves(list);
             let mut nodes = 0;
             for &mv in list.iter() {

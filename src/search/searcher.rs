@@ -764,20 +764,20 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
     fn score_moves(&mut self, pos: &G, ply: usize, tt_best: Option<usize>, forcing_marked: bool) {
         let count = self.lists[ply].len();
         let moves = &self.lists[ply];
-        let scores = &mut self.order[ply];
+        let scores = &mut self.order[ply][..count];
         let killers = self.killers[ply];
-        for (i, &mv) in moves.iter().enumerate() {
-            let base = if forcing_marked { scores[i] } else { 0 };
-            scores[i] = if self.config.history {
+        for (score, &mv) in scores.iter_mut().zip(moves.iter()) {
+            let base = if forcing_marked { *score } else { 0 };
+            *score = if self.config.history {
                 base + self.history[pos.history_index(mv)] as i32
             } else {
                 base
             };
             if self.config.killers {
                 if mv == killers[0] {
-                    scores[i] = KILLER_SCORES[0];
+                    *score = KILLER_SCORES[0];
                 } else if mv == killers[1] {
-                    scores[i] = KILLER_SCORES[1];
+                    *score = KILLER_SCORES[1];
                 }
             }
         }
@@ -789,10 +789,12 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
     /// The untried move with the highest ordering score (the first such on ties).
     #[inline]
     fn pick(&mut self, ply: usize, count: usize) -> usize {
-        let scores = &mut self.order[ply];
+        let scores = &mut self.order[ply][..count];
         let mut best = 0;
-        for i in 1..count {
-            if scores[i] > scores[best] {
+        let mut top = scores[0];
+        for (i, &score) in scores.iter().enumerate().skip(1) {
+            if score > top {
+                top = score;
                 best = i;
             }
         }

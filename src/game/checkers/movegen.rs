@@ -36,26 +36,51 @@ impl View {
     /// The men and the kings of the side to move that have a capture.
     #[inline(always)]
     fn capturers(&self) -> Capturers {
-        let mut capturers = Capturers { men: 0, kings: 0 };
+        Capturers {
+            men: self.men_capturers(),
+            kings: self.king_capturers(),
+        }
+    }
+
+    /// True if the side to move has a capture; the kings are looked at only when no man
+    /// has one.
+    #[inline(always)]
+    fn any_capture(&self) -> bool {
+        self.men_capturers() != 0 || self.king_capturers() != 0
+    }
+
+    #[inline(always)]
+    fn men_capturers(&self) -> u64 {
+        let mut men = 0;
         for dir in Dir::ALL {
             // Opponent pieces with an empty square behind them in `dir`.
             let targets = self.them & dir.shift_back(self.empty);
-            capturers.men |= self.men & dir.shift_back(targets);
-            if self.kings != 0 {
-                // Walk back from the targets over empty squares: a king met there sees a
-                // target along `dir` with nothing in between.
-                let mut ray = dir.shift_back(targets);
-                let mut seen = ray;
-                ray &= self.empty;
-                while ray != 0 {
-                    ray = dir.shift_back(ray);
-                    seen |= ray;
-                    ray &= self.empty;
-                }
-                capturers.kings |= self.kings & seen;
-            }
+            men |= self.men & dir.shift_back(targets);
         }
-        capturers
+        men
+    }
+
+    #[inline(always)]
+    fn king_capturers(&self) -> u64 {
+        if self.kings == 0 {
+            return 0;
+        }
+        let mut kings = 0;
+        for dir in Dir::ALL {
+            let targets = self.them & dir.shift_back(self.empty);
+            // Walk back from the targets over empty squares: a king met there sees a
+            // target along `dir` with nothing in between.
+            let mut ray = dir.shift_back(targets);
+            let mut seen = ray;
+            ray &= self.empty;
+            while ray != 0 {
+                ray = dir.shift_back(ray);
+                seen |= ray;
+                ray &= self.empty;
+            }
+            kings |= self.kings & seen;
+        }
+        kings
     }
 }
 
@@ -132,7 +157,7 @@ const fn forward(side: Side) -> [Dir; 2] {
 }
 
 pub(super) fn has_capture(pos: &Checkers) -> bool {
-    View::of(pos).capturers().any()
+    View::of(pos).any_capture()
 }
 
 /// True if the side to move can move at all (a capture, or a step into an empty square).
@@ -145,7 +170,7 @@ pub(super) fn has_legal_move(pos: &Checkers) -> bool {
     for dir in Dir::ALL {
         steps |= dir.shift(view.kings);
     }
-    steps & view.empty != 0 || view.capturers().any()
+    steps & view.empty != 0 || view.any_capture()
 }
 
 pub(super) fn generate(pos: &Checkers, moves: &mut MoveList<Move>) {
@@ -174,6 +199,7 @@ pub(super) fn generate(pos: &Checkers, moves: &mut MoveList<Move>) {
 }
 
 /// Counts legal moves; quiet moves are counted by popcount without being listed.
+#[inline(always)]
 pub(super) fn count(pos: &Checkers, scratch: &mut MoveList<Move>) -> u64 {
     let view = View::of(pos);
     let capturers = view.capturers();
