@@ -12,9 +12,8 @@ use super::{
 use crate::eval::{EVAL_LIMIT, Evaluator, IncrementalEval};
 use crate::game::{ExactValue, Game, GameRecord, MoveBuffer};
 
-/// Ordering score of the transposition table's move and of the two killers; history
-/// scores stay below them.
-const TT_MOVE_SCORE: i32 = 1 << 30;
+/// Ordering scores of the two killers (the table's move is searched before any
+/// ordering); history scores stay below them.
 const KILLER_SCORES: [i32; 2] = [1 << 29, 1 << 28];
 const HISTORY_MAX: u32 = 1 << 27;
 /// Added to a forcing move's history score: above any history, below the killers.
@@ -577,21 +576,13 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             return -(WIN - ply as i32);
         }
         // Children deep enough to probe the table get their keys now, and their buckets
-        // are fetched from memory while the search goes on. Forcing moves are marked for
-        // the ordering.
+        // are fetched from memory while the search goes on.
         let keys_ahead = self.config.transposition_table && depth >= 2;
-        let forcing = self.config.forcing_first && depth >= FORCING_MIN_DEPTH;
-        if keys_ahead || forcing {
-            for index in 0..count {
-                let child = pos.play(self.lists[ply][index]);
-                if keys_ahead {
-                    let key = child.hash_key();
-                    self.child_keys[ply][index] = key;
-                    self.tt.prefetch(key);
-                }
-                if forcing {
-                    self.order[ply][index] = if child.is_quiet() { 0 } else { FORCING_SCORE };
-                }
+        if keys_ahead {
+            let keys = &mut self.child_keys[ply][..count];
+            for (key, &mv) in keys.iter_mut().zip(self.lists[ply].iter()) {
+                *key = pos.play(mv).hash_key();
+                self.tt.prefetch(*key);
             }
         }
         if self.config.etc
@@ -601,7 +592,11 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         {
             return value;
         }
-        self.score_moves(pos, ply, tt_best, forcing);
+        // The table's move is searched first, before the forcing moves are looked for: it
+        // ranks above them all, and when it cuts off, that work is saved.
+        let tt_first = tt_best.filter(|&i| i < count);
+        self.score_moves(pos, ply, tt_first);
+        let mut forcing_marked = !(self.config.forcing_first && depth >= FORCING_MIN_DEPTH);
 
         // Late move reductions: only where nothing is forced (no capture to make) and
         // the window is null (not on the principal variation).
@@ -611,7 +606,16 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         let mut best = -INFINITY;
         let mut best_index = 0;
         for searched in 0..count {
-            let index = self.pick(ply, count);
+            let index = match tt_first {
+                Some(index) if searched == 0 => index,
+                _ => {
+                    if !forcing_marked {
+                        self.mark_forcing(pos, ply);
+                        forcing_marked = true;
+                    }
+                    self.pick(ply, count)
+                }
+            };
             let mv = self.lists[ply][index];
             let child = pos.play(mv);
             let child_quiet = if pos.is_irreversible(mv) {
@@ -758,20 +762,19 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         self.pv_len[ply] = child_len;
     }
 
-    /// Ordering scores: the table's move, then the killers, then (if `forcing_marked`:
-    /// `order[ply]` holds [`FORCING_SCORE`] for them) forcing moves, each group by history.
+    /// Ordering scores: the killers, then the other moves by history; the table's move
+    /// (`searched`, searched first) is marked tried.
     #[inline]
-    fn score_moves(&mut self, pos: &G, ply: usize, tt_best: Option<usize>, forcing_marked: bool) {
+    fn score_moves(&mut self, pos: &G, ply: usize, searched: Option<usize>) {
         let count = self.lists[ply].len();
         let moves = &self.lists[ply];
         let scores = &mut self.order[ply][..count];
         let killers = self.killers[ply];
         for (score, &mv) in scores.iter_mut().zip(moves.iter()) {
-            let base = if forcing_marked { *score } else { 0 };
             *score = if self.config.history {
-                base + self.history[pos.history_index(mv)] as i32
+                self.history[pos.history_index(mv)] as i32
             } else {
-                base
+                0
             };
             if self.config.killers {
                 if mv == killers[0] {
@@ -781,8 +784,22 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 }
             }
         }
-        if let Some(i) = tt_best.filter(|&i| i < count) {
-            scores[i] = TT_MOVE_SCORE;
+        if let Some(index) = searched {
+            scores[index] = TRIED;
+        }
+    }
+
+    /// Raises the forcing moves (those leaving the opponent a capture) among the untried
+    /// moves that are not killers above the others.
+    #[inline]
+    fn mark_forcing(&mut self, pos: &G, ply: usize) {
+        let count = self.lists[ply].len();
+        let scores = &mut self.order[ply][..count];
+        for (score, &mv) in scores.iter_mut().zip(self.lists[ply].iter()) {
+            // History stays at most HISTORY_MAX, below the killers' scores.
+            if *score != TRIED && *score < KILLER_SCORES[1] && !pos.play(mv).is_quiet() {
+                *score += FORCING_SCORE;
+            }
         }
     }
 
