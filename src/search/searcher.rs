@@ -15,7 +15,9 @@ use crate::game::{ExactValue, Game, GameRecord, MoveBuffer};
 /// Ordering scores of the two killers (the table's move is searched before any
 /// ordering); history scores stay below them.
 const KILLER_SCORES: [i32; 2] = [1 << 29, 1 << 28];
-const HISTORY_MAX: u32 = 1 << 27;
+/// Largest history score: a forcing move's score (history + [`FORCING_SCORE`]) stays
+/// below the second killer's.
+const HISTORY_MAX: u32 = (1 << 27) - 1;
 /// Added to a forcing move's history score: above any history, below the killers.
 const FORCING_SCORE: i32 = 1 << 27;
 /// Forcing moves are found from this remaining depth on: below it, telling them apart
@@ -592,8 +594,9 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         {
             return value;
         }
-        // The table's move is searched first, before the forcing moves are looked for: it
-        // ranks above them all, and when it cuts off, that work is saved.
+        // The table's move is searched first and the killers next, before the forcing
+        // moves are looked for: they rank above them all, and when one cuts off, that
+        // work is saved.
         let tt_first = tt_best.filter(|&i| i < count);
         self.score_moves(pos, ply, tt_first);
         let mut forcing_marked = !(self.config.forcing_first && depth >= FORCING_MIN_DEPTH);
@@ -609,11 +612,15 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             let index = match tt_first {
                 Some(index) if searched == 0 => index,
                 _ => {
-                    if !forcing_marked {
+                    let (mut index, score) = self.pick(ply, count);
+                    if score < KILLER_SCORES[1] && !forcing_marked {
+                        // No killer left: put the move back and rank the forcing ones.
+                        self.order[ply][index] = score;
                         self.mark_forcing(pos, ply);
                         forcing_marked = true;
+                        index = self.pick(ply, count).0;
                     }
-                    self.pick(ply, count)
+                    index
                 }
             };
             let mv = self.lists[ply][index];
@@ -796,16 +803,17 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         let count = self.lists[ply].len();
         let scores = &mut self.order[ply][..count];
         for (score, &mv) in scores.iter_mut().zip(self.lists[ply].iter()) {
-            // History stays at most HISTORY_MAX, below the killers' scores.
+            // History stays at most HISTORY_MAX: only killers score KILLER_SCORES[1] or more.
             if *score != TRIED && *score < KILLER_SCORES[1] && !pos.play(mv).is_quiet() {
                 *score += FORCING_SCORE;
             }
         }
     }
 
-    /// The untried move with the highest ordering score (the first such on ties).
+    /// The untried move with the highest ordering score (the first such on ties), marked
+    /// tried, and its score.
     #[inline]
-    fn pick(&mut self, ply: usize, count: usize) -> usize {
+    fn pick(&mut self, ply: usize, count: usize) -> (usize, i32) {
         let scores = &mut self.order[ply][..count];
         let mut best = 0;
         let mut top = scores[0];
@@ -816,7 +824,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             }
         }
         scores[best] = TRIED;
-        best
+        (best, top)
     }
 
     /// A move caused a cutoff: make it a killer of this ply and raise its history.
