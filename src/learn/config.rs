@@ -229,7 +229,7 @@ impl Default for EvaluationSettings {
 
 /// Samuel's method (seed 5.2): player A learns after each of its moves, B is frozen; the
 /// least useful active feature is periodically replaced from the reserve, and the model
-/// kept is the best of A's weights by a selection match against the anchor.
+/// kept is the best of A's weights by selection match.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SamuelSettings {
@@ -259,6 +259,27 @@ pub struct SamuelSettings {
     /// Search depth of the selection matches.
     #[serde(default = "default_select_depth")]
     pub select_depth: u32,
+    /// Whom A plays in a selection match: `anchor` (the anchor alone; the best-scoring
+    /// weights are kept) or `model` (the model kept so far, head to head on the same
+    /// openings with both colours; A's weights replace it if they score more than
+    /// `0.5 + select_margin`).
+    #[serde(default)]
+    pub select_against: SelectAgainst,
+    /// How far above ½ A must score against the model to replace it
+    /// (`select_against = "model"` only).
+    #[serde(default)]
+    pub select_margin: f64,
+}
+
+/// Opponent of Samuel's selection matches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SelectAgainst {
+    /// The anchor alone (material, the store difference).
+    #[default]
+    Anchor,
+    /// The model kept so far.
+    Model,
 }
 
 fn default_samuel_rate() -> f64 {
@@ -297,6 +318,8 @@ impl Default for SamuelSettings {
             select_every: default_select_every(),
             select_games: default_select_games(),
             select_depth: default_select_depth(),
+            select_against: SelectAgainst::Anchor,
+            select_margin: 0.0,
         }
     }
 }
@@ -573,6 +596,13 @@ impl TrainConfig {
                 "samuel.select_depth",
                 "must be 1..=120",
                 sam.select_depth.to_string(),
+            );
+        }
+        if !(sam.select_margin.is_finite() && (0.0..0.5).contains(&sam.select_margin)) {
+            return fail(
+                "samuel.select_margin",
+                "must be a number in [0, 0.5)",
+                sam.select_margin.to_string(),
             );
         }
         let g = &self.glem;

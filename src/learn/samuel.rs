@@ -20,10 +20,15 @@
 //! active feature whose |Pearson correlation| with winning is lowest goes to the end of
 //! the reserve queue, and the queue's head takes its place with weight 0.
 //!
-//! **Stability**: besides the decaying step, every `select_every` games A plays a
-//! selection match against the anchor alone (the same openings each time, both colours);
-//! the model (what is evaluated and saved) is A's best-scoring weights so far, so a longer
-//! run of the same seed ends at least as high on that match as a shorter one.
+//! **Stability**: besides the decaying step, keep-best by selection match. Every
+//! `select_every` games A's weights play a selection match (the same openings each time,
+//! both colours, no exploration): with `select_against = "anchor"` against the anchor
+//! alone, the best-scoring weights so far being the model; with `select_against =
+//! "model"` head to head against the model kept so far, which they replace only by
+//! scoring more than `0.5 + select_margin` (the first weights are taken unopposed). The
+//! model is what is evaluated and saved (A's weights before the first selection). A
+//! longer run of the same seed replays the shorter one, then keeps its model unless later
+//! weights win their selection match.
 //!
 //! Games are played one after another, because A changes after every move; A moves first
 //! in even-numbered games and second in odd ones.
@@ -43,7 +48,7 @@ use crate::io::model::{ModelError, ModelHeader, save_model};
 use crate::rng;
 use crate::search::{Limits, SearchConfig, Searcher, Tablebase, WIN_THRESHOLD};
 
-use super::config::SamuelSettings;
+use super::config::{SamuelSettings, SelectAgainst};
 use super::train::{Iteration, IterationReport, Learner, Stage};
 
 /// The learner's state between iterations (saved in checkpoints).
@@ -63,11 +68,12 @@ pub struct SamuelState {
     pub best: Option<Box<Selected>>,
 }
 
-/// A's weights at a selection match and how they scored.
+/// A's weights kept at a selection match and how they scored.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Selected {
     pub weights: LinearWeights,
-    /// A's score (wins + draws / 2 over games) against the anchor alone.
+    /// Their score (wins + draws / 2 over games) against the anchor alone, or against the
+    /// model they replaced (½ for the first, taken unopposed).
     pub score: f64,
     /// Self-play games played when they were selected.
     pub game: u64,
@@ -306,11 +312,12 @@ fn score(a_result: Outcome, a_side: Side) -> f64 {
     }
 }
 
-/// The selection match: `weights` against the anchor alone, `select_games` games at
+/// The selection match: `weights` against `opponent`, `select_games` games at
 /// `select_depth` from the first `select_games / 2` openings, each with both colours, no
 /// exploration. Returns the weights' score (0..=1).
 pub fn selection_score<G: Features>(
     weights: &LinearWeights,
+    opponent: &LinearWeights,
     settings: &SamuelSettings,
     play: &SamuelPlay<G>,
 ) -> f64 {
@@ -323,7 +330,7 @@ pub fn selection_score<G: Features>(
     for index in 0..settings.select_games {
         // Fresh searchers each game: the score depends on the weights alone.
         let mut candidate = play.searcher(weights);
-        let mut anchor = play.searcher(&LinearWeights::zero::<G>());
+        let mut anchor = play.searcher(opponent);
         let a_side = if index.is_multiple_of(2) {
             Side::First
         } else {
@@ -341,6 +348,37 @@ pub fn selection_score<G: Features>(
         total += score(game.outcome, a_side);
     }
     total / settings.select_games.max(1) as f64
+}
+
+/// The selection after `played` games: A's weights play their match (against the anchor
+/// or the model, as `select_against` says) and become the model if they win it. Returns
+/// their score, or `None` for the first weights taken unopposed.
+pub fn select<G: Features>(
+    state: &mut SamuelState,
+    settings: &SamuelSettings,
+    play: &SamuelPlay<G>,
+    played: u64,
+) -> Option<f64> {
+    let candidate = &state.a;
+    let (score, kept) = match (settings.select_against, &state.best) {
+        (SelectAgainst::Anchor, best) => {
+            let score = selection_score(candidate, &LinearWeights::zero::<G>(), settings, play);
+            (Some(score), best.as_ref().is_none_or(|b| score > b.score))
+        }
+        (SelectAgainst::Model, None) => (None, true),
+        (SelectAgainst::Model, Some(best)) => {
+            let score = selection_score(candidate, &best.weights, settings, play);
+            (Some(score), score > 0.5 + settings.select_margin)
+        }
+    };
+    if kept {
+        state.best = Some(Box::new(Selected {
+            weights: state.a.clone(),
+            score: score.unwrap_or(0.5),
+            game: played,
+        }));
+    }
+    score
 }
 
 /// Keeps the selection matches' random streams apart from the self-play games'.
@@ -465,16 +503,10 @@ pub fn iteration<G: Features>(
         if zeroed || due(settings.replace_every) {
             *searcher_a.evaluator_mut() = linear(&state.a);
         }
-        if due(settings.select_every) {
-            let score = selection_score(&state.a, settings, play);
+        if due(settings.select_every)
+            && let Some(score) = select(state, settings, play, played)
+        {
             report.selections.push(score);
-            if state.best.as_ref().is_none_or(|b| score > b.score) {
-                state.best = Some(Box::new(Selected {
-                    weights: state.a.clone(),
-                    score,
-                    game: played,
-                }));
-            }
         }
         on_game();
     }
@@ -495,7 +527,7 @@ fn squared_error<G: Features>(weights: &LinearWeights, pairs: &[(G, i32)]) -> f6
 }
 
 /// The iteration's one-line summary.
-fn detail<G: Features>(r: &SamuelReport, state: &SamuelState) -> String {
+fn detail<G: Features>(r: &SamuelReport, state: &SamuelState, against: SelectAgainst) -> String {
     let mut text = format!(
         "A {}-{}-{} against B, {} copies to B, {} weights zeroed",
         r.a_wins, r.draws, r.b_wins, r.copies, r.zeroings
@@ -510,10 +542,18 @@ fn detail<G: Features>(r: &SamuelReport, state: &SamuelState) -> String {
             .iter()
             .map(|s| format!("{:.1}%", 100.0 * s))
             .collect();
-        text += &format!(", selection {}", scores.join(" "));
+        let opponent = match against {
+            SelectAgainst::Anchor => "",
+            SelectAgainst::Model => " against the model",
+        };
+        text += &format!(", selection {}{opponent}", scores.join(" "));
     }
-    if let Some(best) = &state.best {
-        text += &format!(" (model: {:.1}% at game {})", 100.0 * best.score, best.game);
+    match (&state.best, against) {
+        (Some(best), SelectAgainst::Anchor) => {
+            text += &format!(" (model: {:.1}% at game {})", 100.0 * best.score, best.game);
+        }
+        (Some(best), SelectAgainst::Model) => text += &format!(" (model: game {})", best.game),
+        (None, _) => {}
     }
     text
 }
@@ -551,7 +591,7 @@ impl<G: EvalGame> Learner<G> for SamuelState {
             positions: r.positions,
             loss_before: r.loss_before,
             loss: r.loss,
-            detail: detail::<G>(&r, self),
+            detail: detail::<G>(&r, self, it.config.samuel.select_against),
         }))
     }
 
@@ -573,6 +613,7 @@ mod tests {
     use super::*;
     use crate::game::Game;
     use crate::game::checkers::Checkers;
+    use crate::game::kalah::Kalah;
 
     fn settings() -> SamuelSettings {
         SamuelSettings::default()
@@ -758,6 +799,69 @@ mod tests {
         assert_eq!(best.game, 2 * (first as u64 + 1));
         assert_eq!(state.model(), &best.weights);
         // The match depends on the weights alone.
-        assert_eq!(selection_score(&best.weights, &s, &play), best.score);
+        let zero = LinearWeights::zero::<Checkers>();
+        assert_eq!(selection_score(&best.weights, &zero, &s, &play), best.score);
+    }
+
+    fn kalah_play(openings: &[Kalah]) -> SamuelPlay<'_, Kalah> {
+        SamuelPlay {
+            limits: Limits::depth(2),
+            exploration: None,
+            ply_cap: 200,
+            tt_mib: 1,
+            openings,
+            seed: 5,
+            tablebase: None,
+            adjudicate: false,
+        }
+    }
+
+    #[test]
+    fn head_to_head_the_model_is_replaced_only_by_a_winner_by_the_margin() {
+        let openings = [Kalah::start()];
+        let play = kalah_play(&openings);
+        let mut s = settings();
+        s.select_against = SelectAgainst::Model;
+        s.select_games = 2;
+        s.select_depth = 2;
+        // The first candidate is taken unopposed.
+        let mut state = SamuelState::new::<Kalah>();
+        assert_eq!(select(&mut state, &s, &play, 10), None);
+        let first = state.best.clone().unwrap();
+        assert_eq!((first.game, first.score), (10, 0.5));
+        assert_eq!(first.weights, state.a);
+        // The same weights again: the paired match is a tie, which keeps the model.
+        assert_eq!(select(&mut state, &s, &play, 20), Some(0.5));
+        assert_eq!(state.best.as_ref().unwrap().game, 10);
+        // A model that gives stones away loses to the store difference alone: the
+        // candidate replaces it when it scores above ½ + margin, not otherwise.
+        let mut bad = LinearWeights::zero::<Kalah>();
+        let given_away = Kalah::FEATURE_NAMES
+            .iter()
+            .position(|&n| n == "given_away")
+            .unwrap();
+        let out = bad.active[0];
+        bad.active[0] = given_away as u16;
+        bad.reserve.retain(|&r| usize::from(r) != given_away);
+        bad.reserve.push(out);
+        bad.weights[given_away] = 5000.0;
+        bad.validate::<Kalah>().unwrap();
+        let zero = LinearWeights::zero::<Kalah>();
+        let won = selection_score(&zero, &bad, &s, &play);
+        assert!(won > 0.5, "{won}");
+        for (margin, replaced) in [(won - 0.5, false), ((won - 0.5) / 2.0, true)] {
+            s.select_margin = margin;
+            let mut state = SamuelState::new::<Kalah>();
+            state.best = Some(Box::new(Selected {
+                weights: bad.clone(),
+                score: 0.5,
+                game: 0,
+            }));
+            assert_eq!(select(&mut state, &s, &play, 30), Some(won));
+            let best = state.best.as_ref().unwrap();
+            assert_eq!(best.weights == zero, replaced, "margin {margin}");
+            assert_eq!(best.game, if replaced { 30 } else { 0 });
+            assert_eq!(state.model(), &best.weights);
+        }
     }
 }

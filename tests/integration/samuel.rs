@@ -79,12 +79,32 @@ fn replacements_show_in_model_info_and_survive_a_resume() {
 }
 
 #[test]
+fn head_to_head_selection_survives_a_resume() {
+    // The model plays each candidate head to head (every 20 games) and is replaced only
+    // by a winner: a run stopped and resumed keeps the same model as a straight one.
+    let samuel = "select_against = \"model\"\nselect_margin = 0.05\n";
+    let straight = temp_dir("samuel-h2h-straight");
+    train(&config(&straight, "kalah", 4, samuel), false);
+    let model = weights(&straight);
+    let resumed = temp_dir("samuel-h2h-resumed");
+    train(&config(&resumed, "kalah", 2, samuel), false);
+    train(&config(&resumed, "kalah", 4, samuel), true);
+    assert_eq!(weights(&resumed), model);
+    let metrics = std::fs::read_to_string(straight.join("samuel.metrics.jsonl")).unwrap();
+    assert!(metrics.contains("(model: game "), "{metrics}");
+    std::fs::remove_dir_all(&straight).unwrap();
+    std::fs::remove_dir_all(&resumed).unwrap();
+}
+
+#[test]
 fn bad_samuel_settings_name_their_key() {
     let dir = temp_dir("samuel-bad");
     for (extra, key) in [
         ("select_games = 3\n", "samuel.select_games"),
         ("step_decay_games = -1\n", "samuel.step_decay_games"),
         ("select_depth = 0\n", "samuel.select_depth"),
+        ("select_margin = 0.5\n", "samuel.select_margin"),
+        ("select_against = \"best\"\n", "select_against"),
     ] {
         // The key is given twice if it is one the tiny config sets: replace it there.
         let path = config(&dir, "brazilian", 1, "");
