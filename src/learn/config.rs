@@ -374,6 +374,10 @@ pub struct TdSettings {
     pub alpha: f64,
     #[serde(default = "default_lambda")]
     pub lambda: f64,
+    /// Game phases, each with its own output head over the shared hidden layer
+    /// ([`crate::eval::td::Inputs::phase`]); 1 (the default) is one output.
+    #[serde(default = "default_phases")]
+    pub phases: usize,
 }
 
 fn default_hidden() -> usize {
@@ -385,6 +389,9 @@ fn default_alpha() -> f64 {
 fn default_lambda() -> f64 {
     0.7
 }
+fn default_phases() -> usize {
+    1
+}
 
 impl Default for TdSettings {
     fn default() -> Self {
@@ -392,6 +399,7 @@ impl Default for TdSettings {
             hidden: default_hidden(),
             alpha: default_alpha(),
             lambda: default_lambda(),
+            phases: default_phases(),
         }
     }
 }
@@ -609,6 +617,13 @@ impl TrainConfig {
         if !(0.0..=1.0).contains(&t.lambda) {
             return fail("td.lambda", "must be in 0..=1", t.lambda.to_string());
         }
+        if !(1..=crate::eval::td::MAX_PHASES).contains(&t.phases) {
+            return fail(
+                "td.phases",
+                &format!("must be 1..={} phases", crate::eval::td::MAX_PHASES),
+                t.phases.to_string(),
+            );
+        }
         Ok(())
     }
 
@@ -661,6 +676,10 @@ mod tests {
         assert!(e.contains("td.hidden") && e.contains("32..=128"), "{e}");
         let e = err(&format!("{MINIMAL}[td]\nlambda = 1.5\n"));
         assert!(e.contains("td.lambda"), "{e}");
+        for phases in ["0", "9", "-1"] {
+            let e = err(&format!("{MINIMAL}[td]\nphases = {phases}\n"));
+            assert!(e.contains("phases"), "{e}");
+        }
         let e = err(&format!("{MINIMAL}[evaluation]\ngames = 7\n"));
         assert!(e.contains("evaluation.games"), "{e}");
         let e = err(&format!("{MINIMAL}[glem]\nmin_suport = 3\n"));
