@@ -502,6 +502,7 @@ impl<G: EvalGame> Learner<G> for TdState {
             })
             .collect();
         let loss_before = loss(&mlp, &targets) as f64;
+        let alpha = settings.alpha_at(it.number, it.config.budget.iterations);
         let mut squared = 0.0;
         let mut steps = 0;
         for (done, game) in games.iter().enumerate() {
@@ -510,7 +511,7 @@ impl<G: EvalGame> Learner<G> for TdState {
                 &game.leaves,
                 result_for_first(game.outcome),
                 settings.lambda as f32,
-                settings.alpha as f32,
+                alpha as f32,
             );
             squared += report.mean_squared_td_error as f64 * report.steps as f64;
             steps += report.steps;
@@ -522,10 +523,16 @@ impl<G: EvalGame> Learner<G> for TdState {
             positions: games.iter().map(|g| g.len() as u64).sum(),
             loss_before,
             loss: loss(&mlp, &targets) as f64,
-            detail: format!(
-                "{steps} TD(λ) steps, mean squared temporal difference {:.5}",
-                squared / steps.max(1) as f64
-            ),
+            detail: match settings.alpha_end {
+                None => format!(
+                    "{steps} TD(λ) steps, mean squared temporal difference {:.5}",
+                    squared / steps.max(1) as f64
+                ),
+                Some(_) => format!(
+                    "{steps} TD(λ) steps at α {alpha:.4}, mean squared temporal difference {:.5}",
+                    squared / steps.max(1) as f64
+                ),
+            },
         }))
     }
 
