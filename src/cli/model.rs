@@ -98,12 +98,15 @@ fn describe<G: CliGame>(
             weights.validate::<G>().map_err(invalid)?;
             let outputs = match weights.phases {
                 1 => "one sigmoid output".to_string(),
-                n => format!("{n} phases: one sigmoid output head per phase"),
+                n => {
+                    format!("{n} sigmoid outputs, one per game phase: a position uses its phase's")
+                }
             };
             println!(
-                "network {}–{}–1 ({} inputs, {} sigmoid hidden units, {outputs})",
+                "network {}–{}–{} ({} inputs, {} sigmoid hidden units, {outputs})",
                 G::INPUTS,
                 weights.hidden,
+                weights.phases,
                 G::INPUTS,
                 weights.hidden
             );
