@@ -213,7 +213,9 @@ fn integer_network_stays_within_a_few_centi_units_of_the_float_network() {
         (
             "models/td.bin",
             deviation(&shipped_weights("models/td.bin"), &draughts),
-            (3.0, 0.6),
+            // The 80,000-game network's weights are larger than the 40,000-game one's
+            // (largest 1.91, mean 0.40): 2.83, mean 0.60.
+            (3.0, 0.8),
         ),
         (
             "models/kalah-td.bin",
