@@ -8,7 +8,7 @@ use super::args::GameArg;
 use super::{CliError, CliGame};
 use crate::eval::glem::{self, GlemModel};
 use crate::eval::linear::{self, LinearWeights};
-use crate::eval::td::{self, MlpWeights};
+use crate::eval::td;
 use crate::game::GameSpec;
 use crate::io::model::{self, ModelHeader};
 use crate::with_game;
@@ -94,16 +94,23 @@ fn describe<G: CliGame>(
             Ok(())
         }
         td::KIND => {
-            let (_, weights) =
-                model::load_model::<MlpWeights>(path, game, Some(td::KIND)).map_err(load_error)?;
+            let (_, weights) = td::load_weights(path, game).map_err(load_error)?;
             weights.validate::<G>().map_err(invalid)?;
+            let outputs = match weights.phases {
+                1 => "one sigmoid output".to_string(),
+                n => {
+                    format!("{n} sigmoid outputs, one per game phase: a position uses its phase's")
+                }
+            };
             println!(
-                "network {}–{}–1 ({} inputs, {} sigmoid hidden units)",
+                "network {}–{}–{} ({} inputs, {} sigmoid hidden units, {outputs})",
                 G::INPUTS,
                 weights.hidden,
+                weights.phases,
                 G::INPUTS,
                 weights.hidden
             );
+            println!("phases:      {}", weights.phases);
             Ok(())
         }
         _ => Ok(()),

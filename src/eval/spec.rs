@@ -9,7 +9,7 @@ use std::time::SystemTime;
 
 use super::glem::{self, Glem, GlemModel};
 use super::linear::{self, Linear, LinearWeights};
-use super::td::{self, MlpWeights, TdEvaluator};
+use super::td::{self, TdEvaluator};
 use super::{EvalGame, Evaluator, IncrementalEval};
 use crate::game::GameSpec;
 use crate::io::model::{self, ModelError, ModelHeader};
@@ -227,8 +227,7 @@ pub fn load_model_file<G: EvalGame>(
             Ok((AnyEvaluator::Glem(evaluator), header))
         }
         td::KIND => {
-            let (header, weights) =
-                model::load_model::<MlpWeights>(path, Some(&game), Some(td::KIND))?;
+            let (header, weights) = td::load_weights(path, Some(&game))?;
             let evaluator = TdEvaluator::from_weights(&weights).map_err(invalid)?;
             Ok((AnyEvaluator::Td(evaluator), header))
         }

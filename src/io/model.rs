@@ -725,6 +725,45 @@ pub fn load_model<T: serde::de::DeserializeOwned>(
     decode_model(&bytes, expect_game, expect_kind).map_err(|e| e.at(path))
 }
 
+/// [`load_model`] for a payload type that replaced an earlier one: the payload decodes
+/// as the current type `T`, or else as the earlier layout `Old`, converted. The first
+/// error is returned when neither fits. Decoding is exact (a payload must fill its stated
+/// length), so the two layouts cannot be mistaken for each other unless one is a prefix
+/// of the other.
+pub fn load_model_or_older<T, Old>(
+    path: &Path,
+    expect_game: Option<&str>,
+    expect_kind: Option<&str>,
+) -> Result<(ModelHeader, T), ModelError>
+where
+    T: serde::de::DeserializeOwned,
+    Old: serde::de::DeserializeOwned + Into<T>,
+{
+    let bytes = read_capped(path)?;
+    decode_model_or_older::<T, Old>(&bytes, expect_game, expect_kind).map_err(|e| e.at(path))
+}
+
+/// [`decode_model`] with the fallback of [`load_model_or_older`].
+pub fn decode_model_or_older<T, Old>(
+    bytes: &[u8],
+    expect_game: Option<&str>,
+    expect_kind: Option<&str>,
+) -> Result<(ModelHeader, T), ModelError>
+where
+    T: serde::de::DeserializeOwned,
+    Old: serde::de::DeserializeOwned + Into<T>,
+{
+    match decode_model::<T>(bytes, expect_game, expect_kind) {
+        Err(first @ ModelError::Payload { .. }) => {
+            match decode_model::<Old>(bytes, expect_game, expect_kind) {
+                Ok((header, old)) => Ok((header, old.into())),
+                Err(_) => Err(first),
+            }
+        }
+        other => other,
+    }
+}
+
 /// Reads and validates a model file's header (including the checksum) without decoding
 /// its payload.
 pub fn read_header(path: &Path) -> Result<ModelHeader, ModelError> {

@@ -397,6 +397,29 @@ pub struct TdSettings {
     pub alpha: f64,
     #[serde(default = "default_lambda")]
     pub lambda: f64,
+    /// Game phases, each with its own output head over the shared hidden layer
+    /// ([`crate::eval::td::Inputs::phase`]); 1 (the default) is one output.
+    #[serde(default = "default_phases")]
+    pub phases: usize,
+    /// The step size at the last iteration of `[budget] iterations`: α goes linearly from
+    /// `alpha` at the first iteration to this at the last (and stays there after). Absent:
+    /// `alpha` throughout.
+    #[serde(default)]
+    pub alpha_end: Option<f64>,
+}
+
+impl TdSettings {
+    /// The step size of iteration `iteration` (0 the first) of a run of `iterations`.
+    pub fn alpha_at(&self, iteration: u64, iterations: u64) -> f64 {
+        match self.alpha_end {
+            Some(end) if iterations > 1 => {
+                let t = iteration.min(iterations - 1) as f64 / (iterations - 1) as f64;
+                self.alpha + (end - self.alpha) * t
+            }
+            Some(end) => end,
+            None => self.alpha,
+        }
+    }
 }
 
 fn default_hidden() -> usize {
@@ -408,6 +431,9 @@ fn default_alpha() -> f64 {
 fn default_lambda() -> f64 {
     0.7
 }
+fn default_phases() -> usize {
+    1
+}
 
 impl Default for TdSettings {
     fn default() -> Self {
@@ -415,6 +441,8 @@ impl Default for TdSettings {
             hidden: default_hidden(),
             alpha: default_alpha(),
             lambda: default_lambda(),
+            phases: default_phases(),
+            alpha_end: None,
         }
     }
 }
@@ -636,8 +664,18 @@ impl TrainConfig {
             );
         }
         positive("td.alpha", t.alpha)?;
+        if let Some(end) = t.alpha_end {
+            positive("td.alpha_end", end)?;
+        }
         if !(0.0..=1.0).contains(&t.lambda) {
             return fail("td.lambda", "must be in 0..=1", t.lambda.to_string());
+        }
+        if !(1..=crate::eval::td::MAX_PHASES).contains(&t.phases) {
+            return fail(
+                "td.phases",
+                &format!("must be 1..={} phases", crate::eval::td::MAX_PHASES),
+                t.phases.to_string(),
+            );
         }
         Ok(())
     }
@@ -676,6 +714,26 @@ mod tests {
     }
 
     #[test]
+    fn td_phases_and_step_size_schedule() {
+        let config = TrainConfig::parse(MINIMAL).unwrap();
+        assert_eq!(config.td.phases, 1);
+        assert_eq!(config.td.alpha_end, None);
+        assert_eq!(config.td.alpha_at(7, 10), config.td.alpha);
+        let text = format!("{MINIMAL}[td]\nphases = 4\nalpha = 0.1\nalpha_end = 0.02\n");
+        let td = TrainConfig::parse(&text).unwrap().td;
+        assert_eq!(td.phases, 4);
+        assert_eq!(td.alpha_at(0, 5), 0.1);
+        assert!((td.alpha_at(2, 5) - 0.06).abs() < 1e-12);
+        assert!((td.alpha_at(4, 5) - 0.02).abs() < 1e-12);
+        assert!(
+            (td.alpha_at(9, 5) - 0.02).abs() < 1e-12,
+            "past the budget: the end"
+        );
+        assert_eq!(td.alpha_at(0, 1), 0.02);
+        assert_eq!(td.alpha_at(0, 0), 0.02);
+    }
+
+    #[test]
     fn unknown_keys_and_bad_values_name_the_key() {
         let err = |text: &str| TrainConfig::parse(text).unwrap_err().to_string();
         let e = err(&format!("{MINIMAL}colour = 3\n"));
@@ -691,6 +749,12 @@ mod tests {
         assert!(e.contains("td.hidden") && e.contains("32..=128"), "{e}");
         let e = err(&format!("{MINIMAL}[td]\nlambda = 1.5\n"));
         assert!(e.contains("td.lambda"), "{e}");
+        let e = err(&format!("{MINIMAL}[td]\nalpha_end = -0.1\n"));
+        assert!(e.contains("td.alpha_end"), "{e}");
+        for phases in ["0", "9", "-1"] {
+            let e = err(&format!("{MINIMAL}[td]\nphases = {phases}\n"));
+            assert!(e.contains("td.phases") || e.contains("phases"), "{e}");
+        }
         let e = err(&format!("{MINIMAL}[evaluation]\ngames = 7\n"));
         assert!(e.contains("evaluation.games"), "{e}");
         let e = err(&format!("{MINIMAL}[glem]\nmin_suport = 3\n"));

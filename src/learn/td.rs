@@ -21,6 +21,12 @@
 //! the material evaluator at equal depth after about 3,000 games (α = 0.1 to 1.0 all work;
 //! α = 0.03 or λ = 0 learn more slowly) and scores about 0.8 against it after
 //! 10,000–20,000 games, 0.70–0.75 at 20 ms a move.
+//!
+//! Later (2026-11-23, depth 6, 400 games, seeds 2026 and 7): 80,000 games with α falling
+//! from 0.1 to 0.02 (`[td] alpha_end`) score 84–85% against material and 56–57% against the
+//! 40,000-game network at constant α; per-phase output heads (`[td] phases`, 2 or 4)
+//! scored 77–80% at 40,000 games and 46% against one output at 80,000 games, so one
+//! output stays the default.
 
 use std::marker::PhantomData;
 use std::path::Path;
@@ -33,7 +39,7 @@ use serde::{Deserialize, Serialize};
 use super::train::{Iteration, IterationReport, Learner, Stage};
 use crate::eval::EvalGame;
 use crate::eval::spec::AnyEvaluator;
-use crate::eval::td::{self, Inputs, MAX_HIDDEN, MlpWeights, TdEvaluator, sigmoid};
+use crate::eval::td::{self, Inputs, MAX_HIDDEN, MAX_PHASES, MlpWeights, TdEvaluator, sigmoid};
 use crate::game::{Outcome, Side};
 use crate::io::model::{ModelError, ModelHeader, save_model};
 
@@ -67,30 +73,37 @@ pub fn result_for_first(outcome: Outcome) -> f32 {
     outcome.score_for(Side::First) as f32
 }
 
-/// ∂output/∂weight for every weight of an [`Mlp`] of the same hidden size (also used as
-/// the eligibility trace, and as any other weight-shaped vector).
+/// ∂output/∂weight for every weight of an [`Mlp`] of the same hidden size and phases
+/// (also used as the eligibility trace, and as any other weight-shaped vector).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MlpGradient {
     /// `hidden × inputs`, as [`Mlp::w1`].
     pub w1: Array2<f32>,
     pub b1: Array1<f32>,
-    pub w2: Array1<f32>,
-    pub b2: f32,
+    /// `phases × hidden`, as [`Mlp::w2`].
+    pub w2: Array2<f32>,
+    /// `phases`.
+    pub b2: Array1<f32>,
 }
 
 impl MlpGradient {
-    /// All zero, for a network of `hidden` units over `inputs` inputs.
-    pub fn zeros(hidden: usize, inputs: usize) -> MlpGradient {
+    /// All zero, for a network of `hidden` units over `inputs` inputs with `phases`
+    /// output heads.
+    pub fn zeros(hidden: usize, inputs: usize, phases: usize) -> MlpGradient {
         MlpGradient {
             w1: Array2::zeros((hidden, inputs)),
             b1: Array1::zeros(hidden),
-            w2: Array1::zeros(hidden),
-            b2: 0.0,
+            w2: Array2::zeros((phases, hidden)),
+            b2: Array1::zeros(phases),
         }
     }
 
     pub fn hidden(&self) -> usize {
         self.b1.len()
+    }
+
+    pub fn phases(&self) -> usize {
+        self.b2.len()
     }
 
     /// `self ← factor · self`.
@@ -102,9 +115,10 @@ impl MlpGradient {
     }
 
     /// `self ← decay · self + g`: one step of an eligibility trace. Panics if the hidden
-    /// sizes differ.
+    /// sizes or phases differ.
     pub fn decay_and_add(&mut self, decay: f32, g: &MlpGradient) {
         assert_eq!(self.hidden(), g.hidden(), "gradient sizes differ");
+        assert_eq!(self.phases(), g.phases(), "gradient phases differ");
         Zip::from(&mut self.w1)
             .and(&g.w1)
             .for_each(|e, &x| *e = decay * *e + x);
@@ -114,42 +128,63 @@ impl MlpGradient {
         Zip::from(&mut self.w2)
             .and(&g.w2)
             .for_each(|e, &x| *e = decay * *e + x);
-        self.b2 = decay * self.b2 + g.b2;
+        Zip::from(&mut self.b2)
+            .and(&g.b2)
+            .for_each(|e, &x| *e = decay * *e + x);
     }
 }
 
 /// The trainable network: dense ndarray weights, forward pass and backpropagation.
 /// Evaluate with [`TdEvaluator`] inside the search: it is much faster.
+///
+/// One output head per phase ([`Inputs::phase`]): a position's output is its phase's
+/// head over the shared hidden layer, so a position's gradient is zero on every other
+/// head.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Mlp<G> {
     w1: Array2<f32>,
     b1: Array1<f32>,
-    w2: Array1<f32>,
-    b2: f32,
+    /// `phases × hidden`: row φ is phase φ's head.
+    w2: Array2<f32>,
+    /// `phases`.
+    b2: Array1<f32>,
     game: PhantomData<fn() -> G>,
 }
 
 impl<G: Inputs> Mlp<G> {
-    /// A network of `hidden` units with small random weights from a Xoshiro256++ seeded
-    /// with `seed`: `W1` uniform in ±[`INIT_W1`], `w2` uniform in ±[`INIT_W2`]/√hidden,
-    /// biases 0. Every position starts with p ≈ ½. Panics unless
+    /// A network of `hidden` units and one output (one phase) with small random weights
+    /// from a Xoshiro256++ seeded with `seed`: `W1` uniform in ±[`INIT_W1`], `w2` uniform
+    /// in ±[`INIT_W2`]/√hidden, biases 0. Every position starts with p ≈ ½. Panics unless
     /// `1 ≤ hidden ≤ MAX_HIDDEN`.
     pub fn new_random(hidden: usize, seed: u64) -> Mlp<G> {
+        Mlp::new_random_phased(hidden, 1, seed)
+    }
+
+    /// [`Mlp::new_random`] with `phases` output heads, all starting equal (the same
+    /// random draws as one head, so 1 phase is [`Mlp::new_random`]): training starts
+    /// from the one-output network and lets the heads part. Panics unless
+    /// `1 ≤ hidden ≤ MAX_HIDDEN` and `1 ≤ phases ≤ MAX_PHASES`.
+    pub fn new_random_phased(hidden: usize, phases: usize, seed: u64) -> Mlp<G> {
         assert!(
             (1..=MAX_HIDDEN).contains(&hidden),
             "hidden size {hidden} outside 1..={MAX_HIDDEN}"
+        );
+        assert!(
+            (1..=MAX_PHASES).contains(&phases),
+            "{phases} phases outside 1..={MAX_PHASES}"
         );
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let w2_scale = INIT_W2 / (hidden as f32).sqrt();
         let w1 = Array2::from_shape_simple_fn((hidden, G::INPUTS), || {
             rng.random_range(-INIT_W1..INIT_W1)
         });
-        let w2 = Array1::from_shape_simple_fn(hidden, || rng.random_range(-w2_scale..w2_scale));
+        let head = Array1::from_shape_simple_fn(hidden, || rng.random_range(-w2_scale..w2_scale));
+        let w2 = Array2::from_shape_fn((phases, hidden), |(_, j)| head[j]);
         Mlp {
             w1,
             b1: Array1::zeros(hidden),
             w2,
-            b2: 0.0,
+            b2: Array1::zeros(phases),
             game: PhantomData,
         }
     }
@@ -159,11 +194,13 @@ impl<G: Inputs> Mlp<G> {
         weights.validate::<G>()?;
         let w1 = Array2::from_shape_vec((weights.hidden, G::INPUTS), weights.w1.clone())
             .map_err(|e| format!("w1: {e}"))?;
+        let w2 = Array2::from_shape_vec((weights.phases, weights.hidden), weights.w2.clone())
+            .map_err(|e| format!("w2: {e}"))?;
         Ok(Mlp {
             w1,
             b1: Array1::from_vec(weights.b1.clone()),
-            w2: Array1::from_vec(weights.w2.clone()),
-            b2: weights.b2,
+            w2,
+            b2: Array1::from_vec(weights.b2.clone()),
             game: PhantomData,
         })
     }
@@ -178,15 +215,30 @@ impl<G: Inputs> Mlp<G> {
         MlpWeights {
             features: G::INPUT_SET_ID.to_string(),
             hidden: self.hidden(),
+            phases: self.phases(),
             w1: self.w1.iter().copied().collect(),
             b1: self.b1.to_vec(),
-            w2: self.w2.to_vec(),
-            b2: self.b2,
+            w2: self.w2.iter().copied().collect(),
+            b2: self.b2.to_vec(),
         }
     }
 
     pub fn hidden(&self) -> usize {
         self.b1.len()
+    }
+
+    /// Number of phases: output heads.
+    pub fn phases(&self) -> usize {
+        self.b2.len()
+    }
+
+    /// The phase of `pos` among this network's ([`Inputs::phase`], 0 with one phase).
+    pub fn phase_of(&self, pos: &G) -> usize {
+        if self.phases() == 1 {
+            0
+        } else {
+            pos.phase(self.phases()).min(self.phases() - 1)
+        }
     }
 
     /// First-layer weights, `hidden × G::INPUTS` (row j: the weights into hidden unit j).
@@ -198,24 +250,27 @@ impl<G: Inputs> Mlp<G> {
         &self.b1
     }
 
-    pub fn w2(&self) -> &Array1<f32> {
+    /// Output weights, `phases × hidden` (row φ: phase φ's head).
+    pub fn w2(&self) -> &Array2<f32> {
         &self.w2
     }
 
-    pub fn b2(&self) -> f32 {
-        self.b2
+    /// Output biases, one per phase.
+    pub fn b2(&self) -> &Array1<f32> {
+        &self.b2
     }
 
-    /// Hidden activations and output logit for the dense input `x`.
-    fn forward(&self, x: &Array1<f32>) -> (Array1<f32>, f32) {
+    /// Hidden activations and the logit of head `phase` for the dense input `x`.
+    fn forward(&self, x: &Array1<f32>, phase: usize) -> (Array1<f32>, f32) {
         let h = (self.w1.dot(x) + &self.b1).mapv_into(sigmoid);
-        let z = self.w2.dot(&h) + self.b2;
+        let z = self.w2.row(phase).dot(&h) + self.b2[phase];
         (h, z)
     }
 
-    /// The output unit's logit `w2·h + b2` (so `output = σ(logit)`).
+    /// The logit `w2[φ]·h + b2[φ]` of the output of `pos`'s phase φ (so
+    /// `output = σ(logit)`).
     pub fn logit(&self, pos: &G) -> f32 {
-        self.forward(&encode(pos)).1
+        self.forward(&encode(pos), self.phase_of(pos)).1
     }
 
     /// The expected result for the side to move in `pos`: 1 win, ½ draw, 0 loss.
@@ -224,19 +279,21 @@ impl<G: Inputs> Mlp<G> {
     }
 
     /// The output and its gradient with respect to every weight, by backpropagation:
-    /// with `x` the input, `h = σ(W1 x + b1)`, `p = σ(w2·h + b2)` and `d = p(1 − p)`:
-    /// `∂p/∂b2 = d`, `∂p/∂w2_j = d h_j`, `∂p/∂b1_j = d w2_j h_j (1 − h_j)` and
-    /// `∂p/∂W1_ji = ∂p/∂b1_j · x_i`.
+    /// with `x` the input, φ its phase, `h = σ(W1 x + b1)`, `p = σ(w2[φ]·h + b2[φ])` and
+    /// `d = p(1 − p)`: `∂p/∂b2[φ] = d`, `∂p/∂w2[φ]_j = d h_j`,
+    /// `∂p/∂b1_j = d w2[φ]_j h_j (1 − h_j)` and `∂p/∂W1_ji = ∂p/∂b1_j · x_i`; the other
+    /// heads' gradients are 0.
     pub fn gradient(&self, pos: &G) -> (f32, MlpGradient) {
         let x = encode(pos);
-        let (h, z) = self.forward(&x);
+        let phase = self.phase_of(pos);
+        let (h, z) = self.forward(&x, phase);
         let p = sigmoid(z);
         let d = p * (1.0 - p);
-        let mut g = MlpGradient::zeros(self.hidden(), G::INPUTS);
-        g.b2 = d;
-        g.w2 = &h * d;
+        let mut g = MlpGradient::zeros(self.hidden(), G::INPUTS, self.phases());
+        g.b2[phase] = d;
+        g.w2.row_mut(phase).assign(&(&h * d));
         g.b1 = Zip::from(&h)
-            .and(&self.w2)
+            .and(self.w2.row(phase))
             .map_collect(|&h, &w| d * w * h * (1.0 - h));
         // x is 0/1: the outer product `b1-gradient ⊗ x` is that column at each active
         // input and zero elsewhere.
@@ -255,7 +312,7 @@ impl<G: Inputs> Mlp<G> {
         self.w1.scaled_add(scale, &g.w1);
         self.b1.scaled_add(scale, &g.b1);
         self.w2.scaled_add(scale, &g.w2);
-        self.b2 += scale * g.b2;
+        self.b2.scaled_add(scale, &g.b2);
     }
 
     /// The prediction of the game result from the first player's point of view: the
@@ -385,7 +442,7 @@ pub fn td_lambda_episode<G: Inputs>(
     let Some(first) = leaves.first() else {
         return TdReport::default();
     };
-    let mut trace = MlpGradient::zeros(mlp.hidden(), G::INPUTS);
+    let mut trace = MlpGradient::zeros(mlp.hidden(), G::INPUTS, mlp.phases());
     let (mut y, mut grad) = leaf_prediction(mlp, first);
     let mut report = TdReport {
         steps: leaves.len(),
@@ -425,10 +482,10 @@ pub struct TdState {
 }
 
 impl TdState {
-    /// A new random network of `hidden` units for game `G`.
-    pub fn new<G: Inputs>(hidden: usize, seed: u64) -> TdState {
+    /// A new random network of `hidden` units and `phases` output heads for game `G`.
+    pub fn new<G: Inputs>(hidden: usize, phases: usize, seed: u64) -> TdState {
         TdState {
-            weights: Mlp::<G>::new_random(hidden, seed).weights(),
+            weights: Mlp::<G>::new_random_phased(hidden, phases, seed).weights(),
         }
     }
 }
@@ -451,6 +508,7 @@ impl<G: EvalGame> Learner<G> for TdState {
             })
             .collect();
         let loss_before = loss(&mlp, &targets) as f64;
+        let alpha = settings.alpha_at(it.number, it.config.budget.iterations);
         let mut squared = 0.0;
         let mut steps = 0;
         for (done, game) in games.iter().enumerate() {
@@ -459,7 +517,7 @@ impl<G: EvalGame> Learner<G> for TdState {
                 &game.leaves,
                 result_for_first(game.outcome),
                 settings.lambda as f32,
-                settings.alpha as f32,
+                alpha as f32,
             );
             squared += report.mean_squared_td_error as f64 * report.steps as f64;
             steps += report.steps;
@@ -471,10 +529,16 @@ impl<G: EvalGame> Learner<G> for TdState {
             positions: games.iter().map(|g| g.len() as u64).sum(),
             loss_before,
             loss: loss(&mlp, &targets) as f64,
-            detail: format!(
-                "{steps} TD(λ) steps, mean squared temporal difference {:.5}",
-                squared / steps.max(1) as f64
-            ),
+            detail: match settings.alpha_end {
+                None => format!(
+                    "{steps} TD(λ) steps, mean squared temporal difference {:.5}",
+                    squared / steps.max(1) as f64
+                ),
+                Some(_) => format!(
+                    "{steps} TD(λ) steps at α {alpha:.4}, mean squared temporal difference {:.5}",
+                    squared / steps.max(1) as f64
+                ),
+            },
         }))
     }
 
@@ -547,70 +611,189 @@ mod tests {
         assert!(start.iter().all(|&i| x[i] == 1.0));
     }
 
-    /// Every weight in payload order: `W1` row-major, `b1`, `w2`, `b2`.
+    /// Every weight in payload order: `W1` row-major, `b1`, `w2` (heads in order), `b2`.
     fn flat(w: &MlpWeights) -> Vec<f64> {
-        let all = w.w1.iter().chain(&w.b1).chain(&w.w2).chain([&w.b2]);
+        let all = w.w1.iter().chain(&w.b1).chain(&w.w2).chain(&w.b2);
         all.map(|&v| f64::from(v)).collect()
     }
 
     fn flat_gradient(g: &MlpGradient) -> Vec<f64> {
-        let all = g.w1.iter().chain(&g.b1).chain(&g.w2).chain([&g.b2]);
+        let all = g.w1.iter().chain(&g.b1).chain(&g.w2).chain(&g.b2);
         all.map(|&v| f64::from(v)).collect()
     }
 
-    /// The network's output in f64 from flat weights and a dense input.
-    fn output_f64(w: &[f64], hidden: usize, x: &Array1<f32>) -> f64 {
+    /// The output of head `phase` in f64 from flat weights of a network with `phases`
+    /// heads and a dense input.
+    fn output_f64(w: &[f64], hidden: usize, phases: usize, phase: usize, x: &Array1<f32>) -> f64 {
         let sig = |a: f64| 1.0 / (1.0 + (-a).exp());
         let (b1, w2) = (hidden * INPUTS, hidden * INPUTS + hidden);
-        let mut z = w[w2 + hidden];
+        let head = w2 + phase * hidden;
+        let mut z = w[w2 + phases * hidden + phase];
         for j in 0..hidden {
             let mut a = w[b1 + j];
             for i in 0..INPUTS {
                 a += w[j * INPUTS + i] * f64::from(x[i]);
             }
-            z += w[w2 + j] * sig(a);
+            z += w[head + j] * sig(a);
         }
         sig(z)
     }
 
-    /// Central differences in f64 on every weight of a small network.
+    /// Central differences in f64 on every weight of a small network, with one output
+    /// and with 3 phases' heads (the other heads' gradients are 0).
     #[test]
     fn gradient_matches_finite_differences() {
         const H: usize = 4;
-        // Larger weights than the initial ones, so every term of the gradient matters.
-        let mut w = Mlp::<Checkers>::new_random(H, 7).weights();
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
-        for v in w.w1.iter_mut().chain(&mut w.b1).chain(&mut w.w2) {
-            *v = rng.random_range(-1.0..1.0);
+        for phases in [1, 3] {
+            // Larger weights than the initial ones, so every term of the gradient matters.
+            let mut w = Mlp::<Checkers>::new_random_phased(H, phases, 7).weights();
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+            for v in w.w1.iter_mut().chain(&mut w.b1).chain(&mut w.w2) {
+                *v = rng.random_range(-1.0..1.0);
+            }
+            for (phase, b) in w.b2.iter_mut().enumerate() {
+                *b = 0.3 - 0.2 * phase as f32;
+            }
+            let mlp = Mlp::<Checkers>::from_weights(&w).unwrap();
+            let base = flat(&w);
+            let positions = [
+                Checkers::start(),
+                pos("B:W21,22,K30:B1,K2,9"),
+                pos("W:W13,14,21,K6:B5,K29,18"),
+                pos("W:W21,22,23,25,26,27:B1,2,3,5,9,11"),
+            ];
+            let mut seen = std::collections::BTreeSet::new();
+            let step = 1e-4;
+            for p in positions {
+                let phase = mlp.phase_of(&p);
+                seen.insert(phase);
+                let (out, g) = mlp.gradient(&p);
+                assert_eq!(out, mlp.output(&p));
+                let x = encode(&p);
+                let f = |w: &[f64]| output_f64(w, H, phases, phase, &x);
+                assert!((f(&base) - f64::from(out)).abs() < 1e-6);
+                let analytic = flat_gradient(&g);
+                assert_eq!(analytic.len(), base.len());
+                for (k, &a) in analytic.iter().enumerate() {
+                    let mut plus = base.clone();
+                    plus[k] += step;
+                    let mut minus = base.clone();
+                    minus[k] -= step;
+                    let numeric = (f(&plus) - f(&minus)) / (2.0 * step);
+                    assert!(
+                        (a - numeric).abs() <= 1e-4 * numeric.abs() + 1e-7,
+                        "{phases} phases, weight {k}: analytic {a}, numeric {numeric}"
+                    );
+                }
+            }
+            assert_eq!(seen.len(), phases, "the positions cover every phase");
         }
-        w.b2 = 0.3;
-        let mlp = Mlp::<Checkers>::from_weights(&w).unwrap();
-        let base = flat(&w);
-        let positions = [
-            Checkers::start(),
-            pos("B:W21,22,K30:B1,K2,9"),
-            pos("W:W13,14,21,K6:B5,K29,18"),
-        ];
-        let step = 1e-4;
-        for p in positions {
-            let (out, g) = mlp.gradient(&p);
-            assert_eq!(out, mlp.output(&p));
-            let x = encode(&p);
-            assert!((output_f64(&base, H, &x) - f64::from(out)).abs() < 1e-6);
-            let analytic = flat_gradient(&g);
-            assert_eq!(analytic.len(), base.len());
-            for (k, &a) in analytic.iter().enumerate() {
-                let mut plus = base.clone();
-                plus[k] += step;
-                let mut minus = base.clone();
-                minus[k] -= step;
-                let numeric = (output_f64(&plus, H, &x) - output_f64(&minus, H, &x)) / (2.0 * step);
-                assert!(
-                    (a - numeric).abs() <= 1e-4 * numeric.abs() + 1e-7,
-                    "weight {k}: analytic {a}, numeric {numeric}"
-                );
+    }
+
+    #[test]
+    fn draughts_phases_bucket_the_pieces_on_the_board() {
+        use crate::eval::td::phase_bucket;
+        let start = Checkers::start();
+        assert_eq!(start.phase(1), 0);
+        assert_eq!(start.phase(2), 1);
+        assert_eq!(start.phase(4), 3);
+        let ending = pos("W:WK1:BK32");
+        assert_eq!(ending.phase(4), 0);
+        // 4 phases: 0–6, 7–12, 13–18, 19–24 pieces.
+        let expect4 = |n: u32| match n {
+            0..=6 => 0,
+            7..=12 => 1,
+            13..=18 => 2,
+            _ => 3,
+        };
+        for n in 0..=24 {
+            assert_eq!(phase_bucket(n, 24, 4), expect4(n), "{n} pieces");
+            assert_eq!(phase_bucket(n, 24, 1), 0);
+            for phases in 1..=crate::eval::td::MAX_PHASES {
+                assert!(phase_bucket(n, 24, phases) < phases);
             }
         }
+        assert_eq!(
+            phase_bucket(25, 24, 4),
+            3,
+            "past the maximum: the last phase"
+        );
+        assert_eq!(phase_bucket(0, 24, 0), 0);
+        // The same board with either side to move is in the same phase.
+        for p in random_positions(4, 5) {
+            let turned = p.with_side_to_move(p.side_to_move().opponent());
+            for phases in 1..=crate::eval::td::MAX_PHASES {
+                assert_eq!(p.phase(phases), turned.phase(phases));
+                assert!(p.phase(phases) < phases);
+            }
+        }
+    }
+
+    /// A phased network's integer form against its float form, with every head in use.
+    #[test]
+    fn fast_evaluator_equals_the_forward_pass_with_phases() {
+        let positions = random_positions(12, 30);
+        let mut w = Mlp::<Checkers>::new_random_phased(DEFAULT_HIDDEN, 4, 5).weights();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(8);
+        for v in w.w2.iter_mut() {
+            *v = rng.random_range(-2.0..2.0);
+        }
+        w.b2 = vec![0.5, -0.25, 0.1, 0.0];
+        let mlp = Mlp::<Checkers>::from_weights(&w).unwrap();
+        let fast = mlp.evaluator();
+        assert_eq!(fast.phases(), 4);
+        let mut seen = [0; 4];
+        for p in &positions {
+            seen[mlp.phase_of(p)] += 1;
+            // Output weights of ±2 over 48 units: the first layer's rounding moves the
+            // value by a few centi-units.
+            let expected = 100.0 * f64::from(mlp.logit(p));
+            let value = fast.evaluate(p);
+            assert!(
+                (f64::from(value) - expected).abs() <= 4.0,
+                "{value} vs {expected}"
+            );
+            // The head of the position's phase, and no other, gives the value.
+            let mut one = w.clone();
+            one.phases = 1;
+            let phase = mlp.phase_of(p);
+            one.w2 = w.head(phase).to_vec();
+            one.b2 = vec![w.b2[phase]];
+            assert_eq!(
+                TdEvaluator::<Checkers>::from_weights(&one)
+                    .unwrap()
+                    .evaluate(p),
+                value
+            );
+        }
+        assert!(seen.iter().all(|&n| n > 50), "{seen:?}");
+    }
+
+    /// A TD episode over positions of one phase leaves the other heads as they were.
+    #[test]
+    fn episodes_train_only_their_phases_heads() {
+        let mut mlp = Mlp::<Checkers>::new_random_phased(8, 4, 2);
+        let before = mlp.clone();
+        let leaves = [
+            Checkers::start(),
+            pos("B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"),
+        ];
+        assert!(leaves.iter().all(|p| mlp.phase_of(p) == 3));
+        td_lambda_episode(&mut mlp, &leaves, 1.0, 0.7, 0.5);
+        for phase in 0..3 {
+            assert_eq!(mlp.w2().row(phase), before.w2().row(phase));
+            assert_eq!(mlp.b2()[phase], before.b2()[phase]);
+        }
+        assert_ne!(mlp.w2().row(3), before.w2().row(3));
+        assert_ne!(mlp.w1(), before.w1());
+        // One phase draws the same initial weights as the one-output network, and a
+        // phased network starts with equal heads.
+        let one = Mlp::<Checkers>::new_random(8, 2);
+        assert_eq!(one, Mlp::<Checkers>::new_random_phased(8, 1, 2));
+        for phase in 0..4 {
+            assert_eq!(before.w2().row(phase), one.w2().row(0));
+        }
+        assert_eq!(before.w1(), one.w1());
     }
 
     #[test]
@@ -622,7 +805,7 @@ mod tests {
             for v in w.w1.iter_mut().chain(&mut w.w2) {
                 *v *= scale;
             }
-            w.b2 = 0.25;
+            w.b2 = vec![0.25];
             let mlp = Mlp::<Checkers>::from_weights(&w).unwrap();
             let fast = mlp.evaluator();
             let mut spread = 0;
@@ -713,7 +896,29 @@ mod tests {
         w.w2[3] = f32::INFINITY;
         bad.push(w);
         let mut w = good.clone();
-        w.b2 = f32::NAN;
+        w.b2 = vec![f32::NAN];
+        bad.push(w);
+        let mut w = good.clone();
+        w.phases = 0;
+        w.w2.clear();
+        w.b2.clear();
+        bad.push(w);
+        let mut w = good.clone();
+        w.phases = 2;
+        bad.push(w);
+        let mut w = good.clone();
+        w.b2.push(0.0);
+        bad.push(w);
+        let mut w = Mlp::<Checkers>::new_random_phased(4, 2, 2).weights();
+        w.w2.pop();
+        bad.push(w);
+        let mut w = Mlp::<Checkers>::new_random_phased(4, 8, 2).weights();
+        w.phases = 9;
+        w.w2.extend([0.0; 4]);
+        w.b2.push(0.0);
+        bad.push(w);
+        let mut w = good.clone();
+        w.phases = usize::MAX;
         bad.push(w);
         let mut w = good.clone();
         w.features = "samuel-v1".into();
@@ -723,10 +928,59 @@ mod tests {
             assert!(Mlp::<Checkers>::from_weights(&w).is_err());
             assert!(TdEvaluator::<Checkers>::from_weights(&w).is_err());
         }
-        let short_json =
-            r#"{"features":"board-onehot-129","hidden":1,"w1":[],"b1":[0],"w2":[0],"b2":0}"#;
+        let short_json = r#"{"features":"board-onehot-129","hidden":1,"phases":1,"w1":[],
+            "b1":[0],"w2":[0],"b2":[0]}"#;
         let w: MlpWeights = serde_json::from_str(short_json).unwrap();
         assert!(Mlp::<Checkers>::from_weights(&w).is_err());
+    }
+
+    /// Model files written before output heads existed (payload [`MlpWeightsV1`]) load as
+    /// one phase and evaluate as they did; current files round-trip; a payload of
+    /// neither layout is refused.
+    #[test]
+    fn model_files_of_both_layouts_load() {
+        use crate::eval::td::{MlpWeightsV1, load_weights};
+        use crate::io::model::{ModelHeader, save_model};
+        let dir = std::env::temp_dir().join(format!("evalearn-td-layouts-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mlp = Mlp::<Checkers>::new_random(6, 3);
+        let w = mlp.weights();
+        let old = MlpWeightsV1 {
+            features: w.features.clone(),
+            hidden: w.hidden,
+            w1: w.w1.clone(),
+            b1: w.b1.clone(),
+            w2: w.w2.clone(),
+            b2: w.b2[0],
+        };
+        let mut header = ModelHeader::new("brazilian", td::KIND, Checkers::INPUT_SET_ID);
+        let old_path = dir.join("old.bin");
+        save_model(&old_path, &mut header, &old).unwrap();
+        let (_, loaded) = load_weights(&old_path, Some("brazilian")).unwrap();
+        assert_eq!(loaded, w);
+        assert_eq!(loaded.phases, 1);
+        let p = pos("W:W13,14,21,K6:B5,K29,18");
+        assert_eq!(
+            TdEvaluator::<Checkers>::from_weights(&loaded)
+                .unwrap()
+                .evaluate(&p),
+            mlp.evaluator().evaluate(&p)
+        );
+
+        let phased = Mlp::<Checkers>::new_random_phased(6, 3, 4).weights();
+        let new_path = dir.join("new.bin");
+        save_model(&new_path, &mut header, &phased).unwrap();
+        assert_eq!(
+            load_weights(&new_path, Some("brazilian")).unwrap().1,
+            phased
+        );
+        assert!(load_weights(&new_path, Some("kalah")).is_err());
+
+        let other_path = dir.join("other.bin");
+        save_model(&other_path, &mut header, &(1u32, "not a network")).unwrap();
+        let e = load_weights(&other_path, None).unwrap_err().to_string();
+        assert!(e.contains("payload does not decode"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -863,7 +1117,8 @@ mod tests {
             w1: w[..B1].iter().map(|&v| v as f32).collect(),
             b1: w[B1..W2].iter().map(|&v| v as f32).collect(),
             w2: w[W2..B2].iter().map(|&v| v as f32).collect(),
-            b2: w[B2] as f32,
+            b2: vec![w[B2] as f32],
+            phases: 1,
         };
         let mut mlp = Mlp::<Checkers>::from_weights(&payload(&w0)).unwrap();
         let report = td_lambda_episode(&mut mlp, &leaves, z as f32, lambda as f32, alpha as f32);

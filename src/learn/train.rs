@@ -144,7 +144,11 @@ impl<G: EvalGame> LearnerState<G> {
     fn new(config: &TrainConfig) -> LearnerState<G> {
         match config.learner {
             LearnerKind::Samuel => LearnerState::Samuel(SamuelState::new::<G>()),
-            LearnerKind::Td => LearnerState::Td(TdState::new::<G>(config.td.hidden, config.seed)),
+            LearnerKind::Td => LearnerState::Td(TdState::new::<G>(
+                config.td.hidden,
+                config.td.phases,
+                config.seed,
+            )),
             LearnerKind::Glem => LearnerState::Glem(GlemState::new()),
         }
     }

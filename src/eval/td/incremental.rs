@@ -96,6 +96,7 @@ impl<G: Inputs> IncrementalEval<G> for AccumulatorStack<G> {
         }
         let side = pos.side_to_move();
         self.update(ply, side);
-        self.net.output(&self.sums[ply][side.index()])
+        self.net
+            .output(&self.sums[ply][side.index()], self.net.phase_of(pos))
     }
 }

@@ -8,8 +8,12 @@
 //!   of view, plus the side to move; Kalah: see its encoder).
 //! - **Hidden layer**: `hidden` sigmoid units (at most [`MAX_HIDDEN`]):
 //!   `h = σ(W1·x + b1)`.
-//! - **Output**: one sigmoid unit `p = σ(w2·h + b2)`, the expected result for the side to
-//!   move (1 win, ½ draw, 0 loss).
+//! - **Output**: one sigmoid unit per game phase ([`Inputs::phase`]; one phase unless the
+//!   config's `[td] phases` says more): `p = σ(w2[φ]·h + b2[φ])` for a position of phase
+//!   `φ`, the expected result for the side to move (1 win, ½ draw, 0 loss). The hidden
+//!   layer is shared; each phase has its own output weights and bias (its *head*), and a
+//!   position uses its phase's head alone (no blending), so an evaluation costs one head's
+//!   dot product whatever the number of phases.
 
 pub mod incremental;
 pub mod quantised;
@@ -37,6 +41,9 @@ pub const MAX_INPUTS: usize = 4096;
 /// Most inputs that may be 1 at once ([`Inputs::MAX_ACTIVE`] is at most this).
 pub const MAX_ACTIVE: usize = 128;
 
+/// Most phases (output heads) of a network.
+pub const MAX_PHASES: usize = 8;
+
 /// Centi-units per unit of output logit: the evaluation is
 /// `100 · ln(p / (1 − p))`, rounded and clamped to ±[`EVAL_LIMIT`].
 pub const CENTI_PER_LOGIT: f32 = 100.0;
@@ -58,6 +65,13 @@ pub trait Inputs: Game {
     /// and `side` to move, in increasing order, at most `MAX_ACTIVE` times.
     fn for_each_input_as(&self, side: Side, f: impl FnMut(usize));
 
+    /// The position's phase among `phases` (1 ≤ `phases` ≤ [`MAX_PHASES`]): which output
+    /// head evaluates it, in `0..phases`, 0 the latest stage of the game (few pieces or
+    /// stones left). Usually [`phase_bucket`] of a measure of how far the game is. It
+    /// must not depend on the side to move: the incremental evaluator reads it from the
+    /// position.
+    fn phase(&self, phases: usize) -> usize;
+
     /// Calls `f` with the index of every input that is 1, in increasing order, at most
     /// `MAX_ACTIVE` times.
     #[inline(always)]
@@ -74,6 +88,17 @@ pub trait Inputs: Game {
         let _ = (next, side, f);
         false
     }
+}
+
+/// Bucket of `measure` ∈ `0..=max` among `phases` equal ranges (the last one may be
+/// shorter): `⌊measure · phases / (max + 1)⌋`, at most `phases − 1`; 0 when `phases` ≤ 1.
+#[inline(always)]
+pub fn phase_bucket(measure: u32, max: u32, phases: usize) -> usize {
+    if phases <= 1 {
+        return 0;
+    }
+    let bucket = u64::from(measure) * phases as u64 / (u64::from(max) + 1);
+    (bucket as usize).min(phases - 1)
 }
 
 /// The indices of the inputs that are 1 for `pos` (all others are 0), in increasing order.
@@ -123,26 +148,74 @@ pub fn sigmoid(x: f32) -> f32 {
 
 /// The model-file payload of a network: plain vectors, so any serde format can carry it.
 /// Check it with [`MlpWeights::validate`] before use.
+///
+/// Model files written before output heads existed hold [`MlpWeightsV1`] (one output);
+/// [`load_weights`] reads both.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct MlpWeights {
     /// Input-set identifier ([`Inputs::INPUT_SET_ID`]).
     pub features: String,
     /// Number of hidden units.
     pub hidden: usize,
+    /// Number of phases: output heads ([`Inputs::phase`]), 1 to [`MAX_PHASES`].
+    pub phases: usize,
     /// First-layer weights, row-major `hidden × INPUTS`: `w1[j * INPUTS + i]` is the
     /// weight from input `i` to hidden unit `j`.
     pub w1: Vec<f32>,
     /// Hidden biases (`hidden`).
     pub b1: Vec<f32>,
-    /// Output weights (`hidden`).
+    /// Output weights, row-major `phases × hidden`: `w2[φ * hidden + j]` is the weight
+    /// from hidden unit `j` to the output of phase `φ`.
     pub w2: Vec<f32>,
-    /// Output bias.
+    /// Output biases (`phases`).
+    pub b2: Vec<f32>,
+}
+
+/// The payload of model files written before output heads existed (one output unit):
+/// [`MlpWeights`] with one phase.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct MlpWeightsV1 {
+    pub features: String,
+    pub hidden: usize,
+    pub w1: Vec<f32>,
+    pub b1: Vec<f32>,
+    pub w2: Vec<f32>,
     pub b2: f32,
 }
 
+impl From<MlpWeightsV1> for MlpWeights {
+    fn from(old: MlpWeightsV1) -> MlpWeights {
+        MlpWeights {
+            features: old.features,
+            hidden: old.hidden,
+            phases: 1,
+            w1: old.w1,
+            b1: old.b1,
+            w2: old.w2,
+            b2: vec![old.b2],
+        }
+    }
+}
+
+/// Loads a TD model file (of game `expect_game` if given): the current payload, or that
+/// of a file written before output heads existed, read as one phase. Not yet
+/// [`MlpWeights::validate`]d.
+pub fn load_weights(
+    path: &std::path::Path,
+    expect_game: Option<&str>,
+) -> Result<(crate::io::model::ModelHeader, MlpWeights), crate::io::model::ModelError> {
+    crate::io::model::load_model_or_older::<MlpWeights, MlpWeightsV1>(path, expect_game, Some(KIND))
+}
+
 impl MlpWeights {
+    /// Output weights of phase `phase`'s head (`hidden` values).
+    pub fn head(&self, phase: usize) -> &[f32] {
+        &self.w2[phase * self.hidden..(phase + 1) * self.hidden]
+    }
+
     /// Checks that the payload describes a network of game `G` in this build: the input
-    /// set, a hidden size in `1..=MAX_HIDDEN`, every vector's length, every value finite.
+    /// set, a hidden size in `1..=MAX_HIDDEN`, phases in `1..=MAX_PHASES`, every vector's
+    /// length, every value finite.
     pub fn validate<G: Inputs>(&self) -> Result<(), String> {
         const { assert!(G::INPUTS <= MAX_INPUTS && G::MAX_ACTIVE <= MAX_ACTIVE) };
         if self.features != G::INPUT_SET_ID {
@@ -159,20 +232,33 @@ impl MlpWeights {
                 self.hidden
             ));
         }
+        if !(1..=MAX_PHASES).contains(&self.phases) {
+            return Err(format!(
+                "{} phases, expected 1 to {MAX_PHASES}",
+                self.phases
+            ));
+        }
         let lengths = [
             ("w1", self.w1.len(), self.hidden * G::INPUTS),
             ("b1", self.b1.len(), self.hidden),
-            ("w2", self.w2.len(), self.hidden),
+            ("w2", self.w2.len(), self.phases * self.hidden),
+            ("b2", self.b2.len(), self.phases),
         ];
         for (name, found, expected) in lengths {
             if found != expected {
                 return Err(format!(
-                    "{name} has {found} values, expected {expected} for {} hidden units",
-                    self.hidden
+                    "{name} has {found} values, expected {expected} for {} hidden units \
+                     and {} phases",
+                    self.hidden, self.phases
                 ));
             }
         }
-        let vectors = [("w1", &self.w1), ("b1", &self.b1), ("w2", &self.w2)];
+        let vectors = [
+            ("w1", &self.w1),
+            ("b1", &self.b1),
+            ("w2", &self.w2),
+            ("b2", &self.b2),
+        ];
         for (name, values) in vectors {
             if let Some(i) = values.iter().position(|w| !w.is_finite()) {
                 return Err(format!(
@@ -180,9 +266,6 @@ impl MlpWeights {
                     values[i]
                 ));
             }
-        }
-        if !self.b2.is_finite() {
-            return Err(format!("b2 ({}) is not a finite number", self.b2));
         }
         Ok(())
     }
@@ -202,7 +285,8 @@ const BLOCK: usize = 16;
 /// 100-odd are 0): `W1·x` is the sum of the active inputs' `W1` columns, stored
 /// column-major in blocks of 16 hidden units, and one move changes only a few of them.
 ///
-/// Value in centi-units: the output logit `z = w2·h + b2` times 100, rounded, clamped to
+/// Value in centi-units: the output logit `z = w2[φ]·h + b2[φ]` of the position's phase φ
+/// times 100, rounded, clamped to
 /// ±[`EVAL_LIMIT`] — `100 · ln(p / (1 − p))` for the output `p = σ(z)`, so the output
 /// sigmoid is never computed. It orders positions as `p` does, is 0 at p = ½, ±110 at
 /// p = 0.75 / 0.25, ±460 at p = 0.99 / 0.01, so a clear win is large. It stays within a
@@ -235,6 +319,11 @@ impl<G: Inputs> TdEvaluator<G> {
 
     pub fn hidden(&self) -> usize {
         self.net.hidden()
+    }
+
+    /// Number of phases (output heads).
+    pub fn phases(&self) -> usize {
+        self.net.phases()
     }
 
     /// The integer network.

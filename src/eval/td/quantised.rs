@@ -12,7 +12,9 @@
 //!   `s ∈ [−12·Q1, 12·Q1]` (σ(±12) is within 2⁻¹⁸ of 0 and 1, below the table's step).
 //! - Output: `w2 · 100 · 2^8` rounded to `i32`, `b2 · 100 · 2^23` to `i64`; the dot product
 //!   `b2 + Σ w2·h` (in `i64`, which cannot overflow) is the output logit in centi-units
-//!   times `2^23`, rounded to the nearest centi-unit.
+//!   times `2^23`, rounded to the nearest centi-unit. With several phases each head is
+//!   scaled so, and a position takes its phase's head ([`Inputs::phase`]): the
+//!   accumulators do not depend on the phase.
 
 use super::{BLOCK, CENTI_PER_LOGIT, Inputs, MAX_ACTIVE, MAX_HIDDEN, MlpWeights, sigmoid};
 use crate::eval::EVAL_LIMIT;
@@ -37,6 +39,8 @@ pub type Accumulator = [[i16; BLOCK]; MAX_BLOCKS];
 #[derive(Debug, PartialEq)]
 pub struct QuantisedNet {
     hidden: usize,
+    /// Output heads: one per phase.
+    phases: usize,
     /// Blocks of [`BLOCK`] hidden units in use: `hidden` rounded up, divided by 16.
     blocks: usize,
     /// `log2 Q1`.
@@ -45,10 +49,10 @@ pub struct QuantisedNet {
     columns: Vec<[i16; BLOCK]>,
     /// `Q1 · b1`, padded with zeros.
     b1: Accumulator,
-    /// `w2 · 100 · 2^W2_BITS` (`hidden` values).
+    /// `w2 · 100 · 2^W2_BITS`, `phases × hidden` values (head φ from `φ · hidden`).
     w2: Vec<i32>,
-    /// `b2 · 100 · 2^(H_BITS + W2_BITS)`.
-    b2: i64,
+    /// `b2 · 100 · 2^(H_BITS + W2_BITS)`, one per phase.
+    b2: Vec<i64>,
     /// `sigmoid[s + 12·Q1]` = `round(σ(s / Q1) · 2^H_BITS)` for `|s| ≤ 12·Q1`.
     sigmoid: Vec<u16>,
 }
@@ -84,6 +88,7 @@ impl QuantisedNet {
             .collect();
         Ok(QuantisedNet {
             hidden,
+            phases: weights.phases,
             blocks,
             shift1,
             columns,
@@ -95,7 +100,11 @@ impl QuantisedNet {
                 .iter()
                 .map(|&w| (w * w2_scale).round() as i32)
                 .collect(),
-            b2: (f64::from(weights.b2) * b2_scale).round() as i64,
+            b2: weights
+                .b2
+                .iter()
+                .map(|&b| (f64::from(b) * b2_scale).round() as i64)
+                .collect(),
             sigmoid,
         })
     }
@@ -132,13 +141,27 @@ impl QuantisedNet {
         }
     }
 
-    /// The evaluation of a position whose sums (from the side to move's point of view)
-    /// are `acc`: the output logit in centi-units, clamped to ±[`EVAL_LIMIT`].
+    /// The phase of `pos` among this network's phases ([`Inputs::phase`]; 0 without
+    /// asking the game when there is one phase).
+    #[inline(always)]
+    pub fn phase_of<G: Inputs>(&self, pos: &G) -> usize {
+        if self.phases == 1 {
+            0
+        } else {
+            pos.phase(self.phases)
+        }
+    }
+
+    /// The evaluation of a position of phase `phase` whose sums (from the side to move's
+    /// point of view) are `acc`: the output logit of that phase's head in centi-units,
+    /// clamped to ±[`EVAL_LIMIT`]. A phase past the last counts as the last.
     #[inline]
-    pub fn output(&self, acc: &Accumulator) -> i32 {
+    pub fn output(&self, acc: &Accumulator, phase: usize) -> i32 {
         let span = SPAN << self.shift1;
-        let mut total = self.b2;
-        for (j, &w2) in self.w2.iter().enumerate() {
+        let phase = phase.min(self.phases - 1);
+        let mut total = self.b2[phase];
+        let head = &self.w2[phase * self.hidden..(phase + 1) * self.hidden];
+        for (j, &w2) in head.iter().enumerate() {
             let s = i32::from(acc[j / BLOCK][j % BLOCK]).clamp(-span, span);
             total += i64::from(w2) * i64::from(self.sigmoid[(s + span) as usize]);
         }
@@ -152,11 +175,16 @@ impl QuantisedNet {
     pub fn evaluate<G: Inputs>(&self, pos: &G) -> i32 {
         let mut acc = [[0; BLOCK]; MAX_BLOCKS];
         self.refresh(&mut acc, &ActiveInputs::of(pos, pos.side_to_move()));
-        self.output(&acc)
+        self.output(&acc, self.phase_of(pos))
     }
 
     pub fn hidden(&self) -> usize {
         self.hidden
+    }
+
+    /// Number of phases (output heads).
+    pub fn phases(&self) -> usize {
+        self.phases
     }
 }
 

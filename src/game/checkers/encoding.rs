@@ -7,7 +7,7 @@
 //! its colour-swapped mirror.
 
 use crate::eval::glem::{Atoms, MAX_SLOTS, Phases, Region};
-use crate::eval::td::Inputs;
+use crate::eval::td::{Inputs, phase_bucket};
 use crate::game::Side;
 use crate::game::checkers::Checkers;
 
@@ -234,6 +234,13 @@ impl Inputs for Checkers {
     const INPUTS: usize = BOARD_INPUTS + 1;
     /// A piece on each of the 32 squares (a real position has at most 24) plus the side.
     const MAX_ACTIVE: usize = 33;
+
+    /// By the pieces on the board (0 to 24) in equal ranges ([`phase_bucket`]): with 4
+    /// phases 0–6, 7–12, 13–18 and 19–24 pieces.
+    #[inline(always)]
+    fn phase(&self, phases: usize) -> usize {
+        phase_bucket(piece_count(self), 24, phases)
+    }
 
     /// Board inputs in increasing order, the side input last.
     #[inline(always)]

@@ -30,7 +30,7 @@
 
 use super::{A, Kalah, PITS};
 use crate::eval::glem::{Atoms, MAX_SLOTS, Phases, Region};
-use crate::eval::td::Inputs;
+use crate::eval::td::{Inputs, phase_bucket};
 use crate::game::{Game, Side};
 
 /// Slots of the pits (both rows).
@@ -209,6 +209,14 @@ impl Inputs for Kalah {
     const INPUTS: usize = SIDE_INPUT + 1;
     const MAX_ACTIVE: usize = 73;
 
+    /// By the stones left in the pits (0 to all of them) in equal ranges
+    /// ([`phase_bucket`]): in Kalah(6,6) with 4 phases 0–18, 19–36, 37–54 and 55–72.
+    #[inline(always)]
+    fn phase(&self, phases: usize) -> usize {
+        let left = self.stones_in_pits(A) + self.stones_in_pits(A.opponent());
+        phase_bucket(left, self.rules().total(), phases)
+    }
+
     #[inline(always)]
     fn for_each_input_as(&self, side: Side, mut f: impl FnMut(usize)) {
         for_each_level(self, side, |slot, count, levels| {
@@ -304,6 +312,44 @@ mod tests {
         );
         // Pit 6 (distance 1) is never short.
         assert_eq!([0, 1, 2].map(|c| bucket(5, c)), [EMPTY, EXACT, LONG]);
+    }
+
+    #[test]
+    fn td_phases_bucket_the_stones_left_in_the_pits() {
+        let start = Kalah::start();
+        assert_eq!(start.phase(1), 0);
+        assert_eq!(start.phase(4), 3, "72 stones in the pits: the last phase");
+        // 4 phases of Kalah(6,6): 0–18, 19–36, 37–54, 55–72 stones left.
+        for (left, phase) in [
+            (0, 0),
+            (18, 0),
+            (19, 1),
+            (36, 1),
+            (37, 2),
+            (54, 2),
+            (55, 3),
+            (72, 3),
+        ] {
+            assert_eq!(phase_bucket(left, 72, 4), phase, "{left} stones");
+        }
+        let mut pos = start;
+        let mut moves = <Kalah as Game>::Moves::default();
+        let mut last = start.phase(4);
+        loop {
+            pos.legal_moves(&mut moves);
+            if moves.is_empty() {
+                break;
+            }
+            pos = pos.play(moves[0]);
+            let left = pos.stones_in_pits(A) + pos.stones_in_pits(A.opponent());
+            for phases in 1..=crate::eval::td::MAX_PHASES {
+                assert_eq!(pos.phase(phases), phase_bucket(left, 72, phases));
+            }
+            // Stones only leave the pits.
+            assert!(pos.phase(4) <= last);
+            last = pos.phase(4);
+        }
+        assert_eq!(last, 0);
     }
 
     #[test]
