@@ -840,7 +840,15 @@ fn describe(line: &MetricsLine, iterations: u64, baseline: &str) -> String {
 fn read_checkpoint<G: EvalGame>(path: &Path, game: &str) -> Result<Checkpoint<G>, String> {
     load_model::<Checkpoint<G>>(path, Some(game), Some(CHECKPOINT_KIND))
         .map(|(_, checkpoint)| checkpoint)
-        .map_err(|e| format!("cannot resume: {e}"))
+        .map_err(|e| match e {
+            // The checksum held, so the bytes are as written: by an evalearn whose
+            // learner state had another layout.
+            ModelError::Payload { .. } => format!(
+                "cannot resume: {e} (a checkpoint of an earlier evalearn version cannot be \
+                 continued: train anew without --resume)"
+            ),
+            _ => format!("cannot resume: {e}"),
+        })
 }
 
 fn write_checkpoint<G: EvalGame>(

@@ -179,6 +179,27 @@ fn a_resumed_run_equals_an_uninterrupted_one() {
 }
 
 #[test]
+fn a_checkpoint_of_another_layout_is_refused_with_advice() {
+    use evalearn::io::model::{read_header, save_model};
+    let dir = temp_dir("resume-other-layout");
+    train(&tiny_config(&dir, "td", 1, ""), false);
+    // A checkpoint whose checksum holds but whose learner state has another layout, as
+    // an earlier evalearn's would.
+    let checkpoint = dir.join("td.ckpt");
+    let mut header = read_header(&checkpoint).unwrap();
+    save_model(&checkpoint, &mut header, &(1u32, "an older learner state")).unwrap();
+    let config = tiny_config(&dir, "td", 2, "");
+    let out = evalearn(&["train", "--config", config.to_str().unwrap(), "--resume"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("td.ckpt") && err.contains("train anew without --resume"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn ctrl_c_keeps_a_checkpoint_and_resume_finishes_the_run() {
     let straight = temp_dir("ctrlc-straight");
     train(&tiny_config(&straight, "samuel", 6, ""), false);
