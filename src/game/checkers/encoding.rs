@@ -69,13 +69,6 @@ fn digits_of_masks(masks: &[u32; 4]) -> [u8; 32] {
     out
 }
 
-/// Total number of pieces on the board.
-#[inline(always)]
-fn piece_count(pos: &Checkers) -> u32 {
-    let m = pos.relative_masks();
-    (m[0] | m[1] | m[2] | m[3]).count_ones()
-}
-
 /// True if no legal position has `digit` on `square` (own men on squares 1–4, the side
 /// to move's crowning row; opponent's men on 29–32).
 const fn impossible(square: u8, digit: u8) -> bool {
@@ -184,9 +177,10 @@ impl Atoms for Checkers {
         (!impossible(square, digit)).then(|| compact_digit(square, digit))
     }
 
+    /// The pieces on the board.
     #[inline(always)]
     fn phase_measure(&self) -> u32 {
-        piece_count(self)
+        (self.side_bits(Side::First) | self.side_bits(Side::Second)).count_ones()
     }
 
     fn material(&self) -> f64 {
@@ -239,7 +233,7 @@ impl Inputs for Checkers {
     /// phases 0–6, 7–12, 13–18 and 19–24 pieces.
     #[inline(always)]
     fn phase(&self, phases: usize) -> usize {
-        phase_bucket(piece_count(self), 24, phases)
+        phase_bucket(self.phase_measure(), Self::PHASE_MAX, phases)
     }
 
     /// Board inputs in increasing order, the side input last.

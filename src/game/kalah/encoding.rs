@@ -213,8 +213,7 @@ impl Inputs for Kalah {
     /// ([`phase_bucket`]): in Kalah(6,6) with 4 phases 0–18, 19–36, 37–54 and 55–72.
     #[inline(always)]
     fn phase(&self, phases: usize) -> usize {
-        let left = self.stones_in_pits(A) + self.stones_in_pits(A.opponent());
-        phase_bucket(left, self.rules().total(), phases)
+        phase_bucket(self.phase_measure(), self.rules().total(), phases)
     }
 
     #[inline(always)]
