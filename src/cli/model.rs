@@ -98,9 +98,7 @@ fn describe<G: CliGame>(
             weights.validate::<G>().map_err(invalid)?;
             let outputs = match weights.phases {
                 1 => "one sigmoid output".to_string(),
-                n => {
-                    format!("{n} sigmoid outputs, one per game phase: a position uses its phase's")
-                }
+                n => format!("{n} sigmoid outputs, one per game phase"),
             };
             println!(
                 "network {}–{}–{} ({} inputs, {} sigmoid hidden units, {outputs})",

@@ -330,7 +330,7 @@ pub fn selection_score<G: Features>(
     for index in 0..settings.select_games {
         // Fresh searchers each game: the score depends on the weights alone.
         let mut candidate = play.searcher(weights);
-        let mut anchor = play.searcher(opponent);
+        let mut other = play.searcher(opponent);
         let a_side = if index.is_multiple_of(2) {
             Side::First
         } else {
@@ -342,7 +342,7 @@ pub fn selection_score<G: Features>(
             if record.position().side_to_move() == a_side {
                 candidate.search(record, &limits, |_| {})
             } else {
-                anchor.search(record, &limits, |_| {})
+                other.search(record, &limits, |_| {})
             }
         });
         total += score(game.outcome, a_side);
