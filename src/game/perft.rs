@@ -1,7 +1,11 @@
 //! Perft: the number of move paths of a given length, the standard check of a move
 //! generator. Moves at the last ply are counted, not played ("bulk counting").
 
+use std::any::Any;
+
 use super::Game;
+use super::MoveList;
+use super::checkers::{Checkers, Move};
 
 /// Leaf count of the move tree of `pos` to `depth` plies. A position without moves
 /// before the last ply contributes 0.
@@ -35,6 +39,9 @@ fn count<G: Game>(pos: &G, depth: u32, lists: &mut [G::Moves]) -> u64 {
         // The last two plies in one frame: a call per leaf's parent costs more than its
         // count when its moves are quiet.
         (2, [list, scratch, ..]) => {
+            if let Some(n) = count_replies_of_draughts(pos, list, scratch) {
+                return n;
+            }
             pos.legal_moves(list);
             list.iter()
                 .map(|&mv| pos.play(mv).count_legal_moves(scratch))
@@ -47,6 +54,67 @@ fn count<G: Game>(pos: &G, depth: u32, lists: &mut [G::Moves]) -> u64 {
                 nodes += count(&pos.play(mv), depth - 1, deeper);
             }
             nodes
+        }
+    }
+}
+
+/// Draughts' own count of the last two plies ([`Checkers::count_replies`]), which plays no
+/// quiet move; `None` for other games. The type tests are resolved at compile time.
+#[inline(always)]
+fn count_replies_of_draughts<G: Game>(
+    pos: &G,
+    list: &mut G::Moves,
+    scratch: &mut G::Moves,
+) -> Option<u64> {
+    let pos = (pos as &dyn Any).downcast_ref::<Checkers>()?;
+    let list = (list as &mut dyn Any).downcast_mut::<MoveList<Move>>()?;
+    let scratch = (scratch as &mut dyn Any).downcast_mut::<MoveList<Move>>()?;
+    Some(pos.count_replies(list, scratch))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::rngs::Xoshiro256PlusPlus;
+    use rand::{RngExt, SeedableRng};
+
+    /// Perft by listing and playing every move, the last ply included.
+    fn plain<G: Game>(pos: &G, depth: u32) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        let mut moves = G::Moves::default();
+        pos.legal_moves(&mut moves);
+        moves
+            .iter()
+            .map(|&mv| plain(&pos.play(mv), depth - 1))
+            .sum()
+    }
+
+    /// Draughts' shortcuts (counting the last ply, the two-ply frame) against the plain
+    /// walk, on every position of seeded random games: men, kings, captures of all kinds.
+    #[test]
+    fn draughts_perft_matches_the_plain_walk() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x9E37_79B9);
+        let mut moves = MoveList::new();
+        let mut positions = 0;
+        while positions < 4000 {
+            let mut pos = Checkers::start();
+            for _ in 0..150 {
+                positions += 1;
+                for depth in 1..=3 {
+                    assert_eq!(
+                        perft(&pos, depth),
+                        plain(&pos, depth),
+                        "{pos:?} depth {depth}"
+                    );
+                }
+                pos.legal_moves(&mut moves);
+                if moves.is_empty() {
+                    break;
+                }
+                pos = pos.play(moves[rng.random_range(0..moves.len())]);
+            }
         }
     }
 }

@@ -201,20 +201,25 @@ pub(super) fn generate(pos: &Checkers, moves: &mut MoveList<Move>) {
 /// Counts legal moves; quiet moves are counted by popcount without being listed.
 #[inline(always)]
 pub(super) fn count(pos: &Checkers, scratch: &mut MoveList<Move>) -> u64 {
-    let view = View::of(pos);
+    count_view(&View::of(pos), pos.side, scratch)
+}
+
+/// [`count`] of the position `view` shows, `side` to move.
+#[inline(always)]
+fn count_view(view: &View, side: Side, scratch: &mut MoveList<Move>) -> u64 {
     let capturers = view.capturers();
     if capturers.any() {
-        match men_captures(&view, capturers) {
+        match men_captures(view, capturers) {
             Some(MenCaptures::Single(jumpers)) => {
                 return jumpers.iter().map(|j| j.count_ones() as u64).sum();
             }
-            Some(MenCaptures::Multiple(starts)) => generate_men_captures(&view, starts, scratch),
-            None => generate_captures(&view, capturers, scratch),
+            Some(MenCaptures::Multiple(starts)) => generate_men_captures(view, starts, scratch),
+            None => generate_captures(view, capturers, scratch),
         }
         return scratch.len() as u64;
     }
     let mut n = 0;
-    for dir in forward(pos.side) {
+    for dir in forward(side) {
         n += (dir.shift(view.men) & view.empty).count_ones();
     }
     if view.kings != 0 {
@@ -227,6 +232,74 @@ pub(super) fn count(pos: &Checkers, scratch: &mut MoveList<Move>) -> u64 {
         }
     }
     n as u64
+}
+
+/// Perft's last two plies: the legal replies to each legal move of `pos`, summed. A quiet
+/// move is neither listed nor played: the reply position differs from `pos` only by the
+/// move's two squares, so its view is `pos`'s with those bits flipped.
+pub(super) fn count_replies(
+    pos: &Checkers,
+    list: &mut MoveList<Move>,
+    scratch: &mut MoveList<Move>,
+) -> u64 {
+    // One copy per side, so that the men's directions are constants.
+    match pos.side {
+        Side::First => count_replies_of(pos, Side::First, list, scratch),
+        Side::Second => count_replies_of(pos, Side::Second, list, scratch),
+    }
+}
+
+#[inline(always)]
+fn count_replies_of(
+    pos: &Checkers,
+    side: Side,
+    list: &mut MoveList<Move>,
+    scratch: &mut MoveList<Move>,
+) -> u64 {
+    let view = View::of(pos);
+    let us = view.men | view.kings;
+    // The reply's view after a move that flips the squares `moved` (start and end, or
+    // nothing for a king capture back to its start) and takes `captured`. Crowning does
+    // not matter: the replying side's moves do not depend on which of ours are kings.
+    let reply = |moved: u64, captured: u64| View {
+        men: view.them & !pos.kings & !captured,
+        kings: view.them & pos.kings & !captured,
+        them: us ^ moved,
+        empty: (view.empty ^ moved) | captured,
+    };
+    let reply_side = side.opponent();
+    if view.any_capture() {
+        generate(pos, list);
+        return list
+            .iter()
+            .map(|&mv| {
+                let moved = (1u64 << mv.start_bit_index()) ^ (1u64 << mv.end_bit_index());
+                count_view(&reply(moved, mv.captured_bits()), reply_side, scratch)
+            })
+            .sum();
+    }
+    let mut n = 0;
+    for dir in forward(side) {
+        let mut targets = dir.shift(view.men) & view.empty;
+        while targets != 0 {
+            let to = targets & targets.wrapping_neg();
+            targets ^= to;
+            n += count_view(&reply(to | dir.shift_back(to), 0), reply_side, scratch);
+        }
+    }
+    let mut kings = view.kings;
+    while kings != 0 {
+        let from = kings & kings.wrapping_neg();
+        kings ^= from;
+        for dir in Dir::ALL {
+            let mut to = dir.shift(from) & view.empty;
+            while to != 0 {
+                n += count_view(&reply(from | to, 0), reply_side, scratch);
+                to = dir.shift(to) & view.empty;
+            }
+        }
+    }
+    n
 }
 
 fn generate_quiet(side: Side, view: &View, moves: &mut MoveList<Move>) {
