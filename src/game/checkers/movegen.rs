@@ -207,16 +207,20 @@ pub(super) fn count(pos: &Checkers, scratch: &mut MoveList<Move>) -> u64 {
 /// [`count`] of the position `view` shows, `side` to move.
 #[inline(always)]
 fn count_view(view: &View, side: Side, scratch: &mut MoveList<Move>) -> u64 {
-    let capturers = view.capturers();
-    if capturers.any() {
-        match men_captures(view, capturers) {
-            Some(MenCaptures::Single(jumpers)) => {
-                return jumpers.iter().map(|j| j.count_ones() as u64).sum();
-            }
-            Some(MenCaptures::Multiple(starts)) => generate_men_captures(view, starts, scratch),
-            None => generate_captures(view, capturers, scratch),
-        }
+    let mut jump_from = [0; 4];
+    let mut jumpers = [0; 4];
+    for (i, dir) in Dir::ALL.into_iter().enumerate() {
+        jump_from[i] = dir.shift_back(view.them & dir.shift_back(view.empty));
+        jumpers[i] = view.men & jump_from[i];
+    }
+    let men = jumpers[0] | jumpers[1] | jumpers[2] | jumpers[3];
+    let kings = view.king_capturers();
+    if kings != 0 {
+        generate_captures(view, Capturers { men, kings }, scratch);
         return scratch.len() as u64;
+    }
+    if men != 0 {
+        return count_men_captures(view, jump_from, jumpers, scratch);
     }
     let mut n = 0;
     for dir in forward(side) {
@@ -300,6 +304,62 @@ fn count_replies_of(
         }
     }
     n
+}
+
+/// Counts the men's captures when no king can capture; `jump_from` and `jumpers` by
+/// direction as in [`men_captures`]. Captures of one or two pieces are counted by
+/// whole-board shifts, longer ones searched.
+#[inline(always)]
+fn count_men_captures(
+    view: &View,
+    jump_from: [u64; 4],
+    jumpers: [u64; 4],
+    scratch: &mut MoveList<Move>,
+) -> u64 {
+    let mut landings = [0; 4];
+    for (i, dir) in Dir::ALL.into_iter().enumerate() {
+        landings[i] = dir.shift(dir.shift(jumpers[i]));
+    }
+    // A second jump can go any way but straight back, and the board as it is says where:
+    // it cannot take the first victim again or land on the start square. And the board as
+    // it is never allows the jump straight back: the start square is occupied on it.
+    let any_jump = jump_from[0] | jump_from[1] | jump_from[2] | jump_from[3];
+    let landed = landings[0] | landings[1] | landings[2] | landings[3];
+    if landed & any_jump == 0 {
+        return jumpers.iter().map(|j| j.count_ones() as u64).sum();
+    }
+    // Each path of two jumps is a bit of `landings[i] & jump_from[j]` (its first landing
+    // square): distinct paths are distinct moves.
+    let mut twos = 0;
+    for landing in landings {
+        for from in jump_from {
+            twos += (landing & from).count_ones() as u64;
+        }
+    }
+    // Is there a third jump? Again not straight back, which the board as it is would allow
+    // (the first landing square is empty).
+    let mut third = 0;
+    for (j, dir) in Dir::ALL.into_iter().enumerate() {
+        let mut onward = 0;
+        for (k, next) in Dir::ALL.into_iter().enumerate() {
+            if next != dir.opposite() {
+                onward |= jump_from[k];
+            }
+        }
+        third |= dir.shift(dir.shift(landed & jump_from[j])) & onward;
+    }
+    if third == 0 {
+        return twos;
+    }
+    let capturers = Capturers {
+        men: view.men_capturers(),
+        kings: 0,
+    };
+    match men_captures(view, capturers) {
+        Some(MenCaptures::Multiple(starts)) => generate_men_captures(view, starts, scratch),
+        _ => unreachable!("a capture of three pieces continues past its first jump"),
+    }
+    scratch.len() as u64
 }
 
 fn generate_quiet(side: Side, view: &View, moves: &mut MoveList<Move>) {
