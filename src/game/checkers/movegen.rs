@@ -207,20 +207,29 @@ pub(super) fn count(pos: &Checkers, scratch: &mut MoveList<Move>) -> u64 {
 /// [`count`] of the position `view` shows, `side` to move.
 #[inline(always)]
 fn count_view(view: &View, side: Side, scratch: &mut MoveList<Move>) -> u64 {
-    let mut jump_from = [0; 4];
-    let mut jumpers = [0; 4];
-    for (i, dir) in Dir::ALL.into_iter().enumerate() {
-        jump_from[i] = dir.shift_back(view.them & dir.shift_back(view.empty));
-        jumpers[i] = view.men & jump_from[i];
-    }
-    let men = jumpers[0] | jumpers[1] | jumpers[2] | jumpers[3];
+    let jumps = Jumps::of(view);
     let kings = view.king_capturers();
     if kings != 0 {
+        let men = jumps.capturers();
         generate_captures(view, Capturers { men, kings }, scratch);
         return scratch.len() as u64;
     }
-    if men != 0 {
-        return count_men_captures(view, jump_from, jumpers, scratch);
+    if jumps.capturers() != 0 {
+        return match jumps.longest() {
+            1 => jumps.men.iter().map(|j| j.count_ones() as u64).sum(),
+            // Each path of two jumps is a bit of `landings[i] & from[j]` (its first
+            // landing square), and distinct paths are distinct moves.
+            2 => {
+                let mut twos = 0;
+                for landing in jumps.landings {
+                    for from in jumps.from {
+                        twos += (landing & from).count_ones() as u64;
+                    }
+                }
+                twos
+            }
+            _ => count_longer_men_captures(view, scratch),
+        };
     }
     let mut n = 0;
     for dir in forward(side) {
@@ -238,9 +247,97 @@ fn count_view(view: &View, side: Side, scratch: &mut MoveList<Move>) -> u64 {
     n as u64
 }
 
-/// Perft's last two plies: the legal replies to each legal move of `pos`, summed. A quiet
-/// move is neither listed nor played: the reply position differs from `pos` only by the
-/// move's two squares, so its view is `pos`'s with those bits flipped.
+/// [`count_view`] as a call, for the rarer moves of [`count_replies`], so that the copy
+/// inlined in its loop over the men's steps has the registers to itself.
+#[inline(never)]
+fn count_view_apart(view: &View, side: Side, scratch: &mut MoveList<Move>) -> u64 {
+    count_view(view, side, scratch)
+}
+
+/// The men's captures of three pieces or more, when no king can capture: searched.
+#[inline(never)]
+fn count_longer_men_captures(view: &View, scratch: &mut MoveList<Move>) -> u64 {
+    let capturers = Capturers {
+        men: view.men_capturers(),
+        kings: 0,
+    };
+    match men_captures(view, capturers) {
+        Some(MenCaptures::Multiple(starts)) => generate_men_captures(view, starts, scratch),
+        _ => unreachable!("a capture of three pieces continues past its first jump"),
+    }
+    scratch.len() as u64
+}
+
+/// The first jumps of the men of the side to move, by direction (in [`Dir::ALL`] order),
+/// for counting their captures with whole-board shifts.
+///
+/// Up to the third jump the board as it is says where a man can jump next, except for
+/// the jump straight back, which the rules forbid: any other jump can neither take a
+/// piece already taken nor land on the start square (that takes four jumps round a
+/// square). So each sequence of directions is one bitboard of paths, and distinct paths
+/// are distinct moves.
+#[derive(Clone, Copy)]
+struct Jumps {
+    /// Squares from which a man could jump: an opponent piece next, an empty square behind.
+    from: [u64; 4],
+    /// The men that can.
+    men: [u64; 4],
+    /// Where those men land.
+    landings: [u64; 4],
+}
+
+impl Jumps {
+    #[inline(always)]
+    fn of(view: &View) -> Jumps {
+        let mut jumps = Jumps {
+            from: [0; 4],
+            men: [0; 4],
+            landings: [0; 4],
+        };
+        for (i, dir) in Dir::ALL.into_iter().enumerate() {
+            jumps.from[i] = dir.shift_back(view.them & dir.shift_back(view.empty));
+            jumps.men[i] = view.men & jumps.from[i];
+            jumps.landings[i] = dir.shift(dir.shift(jumps.men[i]));
+        }
+        jumps
+    }
+
+    /// The men that can capture.
+    #[inline(always)]
+    fn capturers(&self) -> u64 {
+        self.men[0] | self.men[1] | self.men[2] | self.men[3]
+    }
+
+    /// The most jumps a man's capture can make, when there is one: 1, 2, or 3 for three
+    /// or more.
+    #[inline(always)]
+    fn longest(&self) -> u32 {
+        // From a landing square the board as it is never allows the jump straight back:
+        // the start square is occupied on it.
+        let any = self.from[0] | self.from[1] | self.from[2] | self.from[3];
+        let landed = self.landings[0] | self.landings[1] | self.landings[2] | self.landings[3];
+        if landed & any == 0 {
+            return 1;
+        }
+        // After the second jump it would (the first landing square is empty): leave it out.
+        let mut third = 0;
+        for (j, dir) in Dir::ALL.into_iter().enumerate() {
+            let mut onward = 0;
+            for (k, next) in Dir::ALL.into_iter().enumerate() {
+                if next != dir.opposite() {
+                    onward |= self.from[k];
+                }
+            }
+            third |= dir.shift(dir.shift(landed & self.from[j])) & onward;
+        }
+        if third == 0 { 2 } else { 3 }
+    }
+}
+
+/// Perft's last two plies: the legal replies to each legal move of `pos`, summed. A move
+/// is neither listed nor played when it is quiet or a man's capture of one or two pieces:
+/// the reply position differs from `pos` only by the move's start, end and captured
+/// squares, so its view is `pos`'s with those bits changed.
 pub(super) fn count_replies(
     pos: &Checkers,
     list: &mut MoveList<Move>,
@@ -261,36 +358,68 @@ fn count_replies_of(
     scratch: &mut MoveList<Move>,
 ) -> u64 {
     let view = View::of(pos);
-    let us = view.men | view.kings;
-    // The reply's view after a move that flips the squares `moved` (start and end, or
-    // nothing for a king capture back to its start) and takes `captured`. Crowning does
-    // not matter: the replying side's moves do not depend on which of ours are kings.
-    let reply = |moved: u64, captured: u64| View {
-        men: view.them & !pos.kings & !captured,
-        kings: view.them & pos.kings & !captured,
-        them: us ^ moved,
-        empty: (view.empty ^ moved) | captured,
+    // The replying side's view before the move; `reply` changes it by the move. Crowning
+    // does not matter: the replying side's moves do not depend on which of ours are kings.
+    let before = View {
+        men: view.them & !pos.kings,
+        kings: view.them & pos.kings,
+        them: view.men | view.kings,
+        empty: view.empty,
     };
+    let reply = |moved: u64, captured: u64| before.after(moved, captured);
     let reply_side = side.opponent();
-    if view.any_capture() {
+    let jumps = Jumps::of(&view);
+    let kings = view.king_capturers();
+    let mut n = 0;
+    if kings == 0 && jumps.capturers() != 0 {
+        match jumps.longest() {
+            1 => {
+                for (i, dir) in Dir::ALL.into_iter().enumerate() {
+                    let mut landings = jumps.landings[i];
+                    while landings != 0 {
+                        let to = landings & landings.wrapping_neg();
+                        landings ^= to;
+                        let victim = dir.shift_back(to);
+                        let from = dir.shift_back(victim);
+                        n += count_view_apart(&reply(from | to, victim), reply_side, scratch);
+                    }
+                }
+                return n;
+            }
+            2 => {
+                for (i, first) in Dir::ALL.into_iter().enumerate() {
+                    for (j, second) in Dir::ALL.into_iter().enumerate() {
+                        // Never set for the jump straight back (see `Jumps::longest`).
+                        let mut middles = jumps.landings[i] & jumps.from[j];
+                        while middles != 0 {
+                            let middle = middles & middles.wrapping_neg();
+                            middles ^= middle;
+                            let from = first.shift_back(first.shift_back(middle));
+                            let to = second.shift(second.shift(middle));
+                            let captured = first.shift_back(middle) | second.shift(middle);
+                            n += count_view_apart(&reply(from | to, captured), reply_side, scratch);
+                        }
+                    }
+                }
+                return n;
+            }
+            _ => {}
+        }
+    }
+    if kings != 0 || jumps.capturers() != 0 {
         generate(pos, list);
         return list
             .iter()
             .map(|&mv| {
                 let moved = (1u64 << mv.start_bit_index()) ^ (1u64 << mv.end_bit_index());
-                count_view(&reply(moved, mv.captured_bits()), reply_side, scratch)
+                count_view_apart(&reply(moved, mv.captured_bits()), reply_side, scratch)
             })
             .sum();
     }
-    let mut n = 0;
-    for dir in forward(side) {
-        let mut targets = dir.shift(view.men) & view.empty;
-        while targets != 0 {
-            let to = targets & targets.wrapping_neg();
-            targets ^= to;
-            n += count_view(&reply(to | dir.shift_back(to), 0), reply_side, scratch);
-        }
-    }
+    // Each direction's loop written out, so that its shifts are constants.
+    let [left, right] = forward(side);
+    n += count_step_replies(left, view.men, &before, reply_side, scratch);
+    n += count_step_replies(right, view.men, &before, reply_side, scratch);
     let mut kings = view.kings;
     while kings != 0 {
         let from = kings & kings.wrapping_neg();
@@ -298,7 +427,7 @@ fn count_replies_of(
         for dir in Dir::ALL {
             let mut to = dir.shift(from) & view.empty;
             while to != 0 {
-                n += count_view(&reply(from | to, 0), reply_side, scratch);
+                n += count_view_apart(&reply(from | to, 0), reply_side, scratch);
                 to = dir.shift(to) & view.empty;
             }
         }
@@ -306,60 +435,43 @@ fn count_replies_of(
     n
 }
 
-/// Counts the men's captures when no king can capture; `jump_from` and `jumpers` by
-/// direction as in [`men_captures`]. Captures of one or two pieces are counted by
-/// whole-board shifts, longer ones searched.
+impl View {
+    /// The replying side's view after a move, from its view before (`self`): the move
+    /// flips the squares `moved` of the mover (start and end, or nothing for a king capture
+    /// back to its start) and takes `captured`.
+    #[inline(always)]
+    fn after(&self, moved: u64, captured: u64) -> View {
+        View {
+            men: self.men & !captured,
+            kings: self.kings & !captured,
+            them: self.them ^ moved,
+            empty: (self.empty ^ moved) | captured,
+        }
+    }
+}
+
+/// The replies to the steps in direction `dir` of the mover's men `men`; `before` is the
+/// replying side's view before the move.
 #[inline(always)]
-fn count_men_captures(
-    view: &View,
-    jump_from: [u64; 4],
-    jumpers: [u64; 4],
+fn count_step_replies(
+    dir: Dir,
+    men: u64,
+    before: &View,
+    reply_side: Side,
     scratch: &mut MoveList<Move>,
 ) -> u64 {
-    let mut landings = [0; 4];
-    for (i, dir) in Dir::ALL.into_iter().enumerate() {
-        landings[i] = dir.shift(dir.shift(jumpers[i]));
+    let mut n = 0;
+    let mut targets = dir.shift(men) & before.empty;
+    while targets != 0 {
+        let to = targets & targets.wrapping_neg();
+        targets ^= to;
+        n += count_view(
+            &before.after(to | dir.shift_back(to), 0),
+            reply_side,
+            scratch,
+        );
     }
-    // A second jump can go any way but straight back, and the board as it is says where:
-    // it cannot take the first victim again or land on the start square. And the board as
-    // it is never allows the jump straight back: the start square is occupied on it.
-    let any_jump = jump_from[0] | jump_from[1] | jump_from[2] | jump_from[3];
-    let landed = landings[0] | landings[1] | landings[2] | landings[3];
-    if landed & any_jump == 0 {
-        return jumpers.iter().map(|j| j.count_ones() as u64).sum();
-    }
-    // Each path of two jumps is a bit of `landings[i] & jump_from[j]` (its first landing
-    // square): distinct paths are distinct moves.
-    let mut twos = 0;
-    for landing in landings {
-        for from in jump_from {
-            twos += (landing & from).count_ones() as u64;
-        }
-    }
-    // Is there a third jump? Again not straight back, which the board as it is would allow
-    // (the first landing square is empty).
-    let mut third = 0;
-    for (j, dir) in Dir::ALL.into_iter().enumerate() {
-        let mut onward = 0;
-        for (k, next) in Dir::ALL.into_iter().enumerate() {
-            if next != dir.opposite() {
-                onward |= jump_from[k];
-            }
-        }
-        third |= dir.shift(dir.shift(landed & jump_from[j])) & onward;
-    }
-    if third == 0 {
-        return twos;
-    }
-    let capturers = Capturers {
-        men: view.men_capturers(),
-        kings: 0,
-    };
-    match men_captures(view, capturers) {
-        Some(MenCaptures::Multiple(starts)) => generate_men_captures(view, starts, scratch),
-        _ => unreachable!("a capture of three pieces continues past its first jump"),
-    }
-    scratch.len() as u64
+    n
 }
 
 fn generate_quiet(side: Side, view: &View, moves: &mut MoveList<Move>) {
