@@ -117,4 +117,50 @@ mod tests {
             }
         }
     }
+
+    /// The same on random placements, crowded so that men capture three, four and more
+    /// pieces, round squares too.
+    #[test]
+    fn draughts_perft_matches_the_plain_walk_on_crowded_boards() {
+        use crate::game::Side;
+        use crate::game::checkers::{Piece, Square};
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x5EED_CAFE);
+        let mut long_captures = 0;
+        for _ in 0..20_000 {
+            let mut squares: Vec<u8> = (1..=32).collect();
+            let mut pieces = Vec::new();
+            for side in [Side::First, Side::Second] {
+                for _ in 0..rng.random_range(1..=12) {
+                    let sq = squares.swap_remove(rng.random_range(0..squares.len()));
+                    let piece = if rng.random_range(0..8) == 0 {
+                        Piece::King(side)
+                    } else {
+                        Piece::Man(side)
+                    };
+                    pieces.push((Square::from_number(sq).unwrap(), piece));
+                }
+            }
+            let side = if rng.random_range(0..2) == 0 {
+                Side::First
+            } else {
+                Side::Second
+            };
+            let Ok(pos) = Checkers::from_pieces(pieces, side) else {
+                continue;
+            };
+            let mut moves = MoveList::new();
+            pos.legal_moves(&mut moves);
+            if moves.first().is_some_and(|mv| mv.capture_count() >= 3) {
+                long_captures += 1;
+            }
+            for depth in 1..=2 {
+                assert_eq!(
+                    perft(&pos, depth),
+                    plain(&pos, depth),
+                    "{pos:?} depth {depth}"
+                );
+            }
+        }
+        assert!(long_captures > 100, "only {long_captures} long captures");
+    }
 }
