@@ -156,6 +156,15 @@ pub trait Game: Copy + Eq + Hash + Debug + Send + Sync + 'static {
         self.legal_moves(scratch);
         scratch.len() as u64
     }
+    /// The number of legal replies to each legal move, summed (perft's last two plies),
+    /// using `list` and `scratch` as working space; games override it with something
+    /// cheaper than playing every move.
+    fn count_replies(&self, list: &mut Self::Moves, scratch: &mut Self::Moves) -> u64 {
+        self.legal_moves(list);
+        list.iter()
+            .map(|&mv| self.play(mv).count_legal_moves(scratch))
+            .sum()
+    }
     /// True if the side to move has at least one legal move.
     fn has_legal_move(&self) -> bool {
         let mut moves = Self::Moves::default();

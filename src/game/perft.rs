@@ -1,11 +1,7 @@
 //! Perft: the number of move paths of a given length, the standard check of a move
 //! generator. Moves at the last ply are counted, not played ("bulk counting").
 
-use std::any::Any;
-
 use super::Game;
-use super::MoveList;
-use super::checkers::{Checkers, Move};
 
 /// Leaf count of the move tree of `pos` to `depth` plies. A position without moves
 /// before the last ply contributes 0.
@@ -38,15 +34,7 @@ fn count<G: Game>(pos: &G, depth: u32, lists: &mut [G::Moves]) -> u64 {
         (1, [scratch, ..]) => pos.count_legal_moves(scratch),
         // The last two plies in one frame: a call per leaf's parent costs more than its
         // count when its moves are quiet.
-        (2, [list, scratch, ..]) => {
-            if let Some(n) = count_replies_of_draughts(pos, list, scratch) {
-                return n;
-            }
-            pos.legal_moves(list);
-            list.iter()
-                .map(|&mv| pos.play(mv).count_legal_moves(scratch))
-                .sum()
-        }
+        (2, [list, scratch, ..]) => pos.count_replies(list, scratch),
         (_, [list, deeper @ ..]) => {
             pos.legal_moves(list);
             let mut nodes = 0;
@@ -58,23 +46,11 @@ fn count<G: Game>(pos: &G, depth: u32, lists: &mut [G::Moves]) -> u64 {
     }
 }
 
-/// Draughts' own count of the last two plies ([`Checkers::count_replies`]), which plays no
-/// quiet move; `None` for other games. The type tests are resolved at compile time.
-#[inline(always)]
-fn count_replies_of_draughts<G: Game>(
-    pos: &G,
-    list: &mut G::Moves,
-    scratch: &mut G::Moves,
-) -> Option<u64> {
-    let pos = (pos as &dyn Any).downcast_ref::<Checkers>()?;
-    let list = (list as &mut dyn Any).downcast_mut::<MoveList<Move>>()?;
-    let scratch = (scratch as &mut dyn Any).downcast_mut::<MoveList<Move>>()?;
-    Some(pos.count_replies(list, scratch))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::MoveList;
+    use crate::game::checkers::Checkers;
     use rand::rngs::Xoshiro256PlusPlus;
     use rand::{RngExt, SeedableRng};
 

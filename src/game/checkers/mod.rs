@@ -339,6 +339,13 @@ impl Game for Checkers {
         movegen::count(self, scratch)
     }
 
+    /// Quiet moves are neither listed nor played: a reply position differs from this
+    /// one only by the move's squares.
+    #[inline(always)]
+    fn count_replies(&self, list: &mut MoveList<Move>, scratch: &mut MoveList<Move>) -> u64 {
+        movegen::count_replies(self, list, scratch)
+    }
+
     #[inline]
     fn has_legal_move(&self) -> bool {
         movegen::has_legal_move(self)
@@ -445,16 +452,6 @@ impl Game for Checkers {
 }
 
 impl Checkers {
-    /// Perft's last two plies: the number of legal replies to each legal move, summed.
-    /// `list` and `scratch` are working space.
-    pub(crate) fn count_replies(
-        &self,
-        list: &mut MoveList<Move>,
-        scratch: &mut MoveList<Move>,
-    ) -> u64 {
-        movegen::count_replies(self, list, scratch)
-    }
-
     /// A legal move in algebraic notation (`c3-d4`, `e3xc5`, `a1xc3xe5` when needed).
     pub fn format_move_algebraic(&self, mv: Move) -> String {
         notation::format_move(self, mv, notation::SquareStyle::Algebraic)
