@@ -67,6 +67,16 @@ mod tests {
             .sum()
     }
 
+    fn agrees_with_the_plain_walk(pos: &Checkers, max_depth: u32) {
+        for depth in 1..=max_depth {
+            assert_eq!(
+                perft(pos, depth),
+                plain(pos, depth),
+                "{pos:?} depth {depth}"
+            );
+        }
+    }
+
     /// Draughts' shortcuts (counting the last ply, the two-ply frame) against the plain
     /// walk, on every position of seeded random games: men, kings, captures of all kinds.
     #[test]
@@ -78,13 +88,7 @@ mod tests {
             let mut pos = Checkers::start();
             for _ in 0..150 {
                 positions += 1;
-                for depth in 1..=3 {
-                    assert_eq!(
-                        perft(&pos, depth),
-                        plain(&pos, depth),
-                        "{pos:?} depth {depth}"
-                    );
-                }
+                agrees_with_the_plain_walk(&pos, 3);
                 pos.legal_moves(&mut moves);
                 if moves.is_empty() {
                     break;
@@ -129,13 +133,7 @@ mod tests {
             if moves.first().is_some_and(|mv| mv.capture_count() >= 3) {
                 long_captures += 1;
             }
-            for depth in 1..=2 {
-                assert_eq!(
-                    perft(&pos, depth),
-                    plain(&pos, depth),
-                    "{pos:?} depth {depth}"
-                );
-            }
+            agrees_with_the_plain_walk(&pos, 2);
         }
         assert!(long_captures > 100, "only {long_captures} long captures");
     }

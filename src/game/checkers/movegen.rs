@@ -420,18 +420,9 @@ fn count_replies_of(
     let [left, right] = forward(side);
     n += count_step_replies(left, view.men, &before, reply_side, scratch);
     n += count_step_replies(right, view.men, &before, reply_side, scratch);
-    let mut kings = view.kings;
-    while kings != 0 {
-        let from = kings & kings.wrapping_neg();
-        kings ^= from;
-        for dir in Dir::ALL {
-            let mut to = dir.shift(from) & view.empty;
-            while to != 0 {
-                n += count_view_apart(&reply(from | to, 0), reply_side, scratch);
-                to = dir.shift(to) & view.empty;
-            }
-        }
-    }
+    for_each_king_step(&view, |from, to| {
+        n += count_view_apart(&reply(from | to, 0), reply_side, scratch);
+    });
     n
 }
 
@@ -483,6 +474,13 @@ fn generate_quiet(side: Side, view: &View, moves: &mut MoveList<Move>) {
             moves.push(Move::from_bits(dir.shift_back(to), to, 0));
         }
     }
+    for_each_king_step(view, |from, to| moves.push(Move::from_bits(from, to, 0)));
+}
+
+/// Calls `f(from, to)` for every quiet move of the side to move's kings (single-bit
+/// boards), king by king in square order, each one's directions in turn.
+#[inline(always)]
+fn for_each_king_step(view: &View, mut f: impl FnMut(u64, u64)) {
     let mut kings = view.kings;
     while kings != 0 {
         let from = kings & kings.wrapping_neg();
@@ -490,7 +488,7 @@ fn generate_quiet(side: Side, view: &View, moves: &mut MoveList<Move>) {
         for dir in Dir::ALL {
             let mut to = dir.shift(from) & view.empty;
             while to != 0 {
-                moves.push(Move::from_bits(from, to, 0));
+                f(from, to);
                 to = dir.shift(to) & view.empty;
             }
         }
