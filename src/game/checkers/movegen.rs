@@ -117,33 +117,12 @@ fn men_captures(view: &View, capturers: Capturers) -> Option<MenCaptures> {
     if capturers.kings != 0 {
         return None;
     }
-    // Squares from which a jump in each direction would be possible.
-    let mut jump_from = [0; 4];
-    let mut jumpers = [0; 4];
-    for (i, dir) in Dir::ALL.into_iter().enumerate() {
-        jump_from[i] = dir.shift_back(view.them & dir.shift_back(view.empty));
-        jumpers[i] = view.men & jump_from[i];
-    }
-    // A second jump from the landing square cannot go back over the first victim, and
-    // any other direction meets neither the victim nor the start square; so the board
-    // as it is decides whether the capture continues.
-    let mut continuing = [0; 4];
-    let mut any = false;
-    for (i, dir) in Dir::ALL.into_iter().enumerate() {
-        let landings = dir.shift(dir.shift(jumpers[i]));
-        let mut onward = 0;
-        for (j, next) in Dir::ALL.into_iter().enumerate() {
-            if next != dir.opposite() {
-                onward |= landings & jump_from[j];
-            }
-        }
-        continuing[i] = dir.shift_back(dir.shift_back(onward));
-        any |= onward != 0;
-    }
-    Some(if any {
+    let jumps = Jumps::of(view);
+    let continuing = jumps.continuing();
+    Some(if continuing != [0; 4] {
         MenCaptures::Multiple(continuing)
     } else {
-        MenCaptures::Single(jumpers)
+        MenCaptures::Single(jumps.men)
     })
 }
 
@@ -254,17 +233,12 @@ fn count_view_apart(view: &View, side: Side, scratch: &mut MoveList<Move>) -> u6
     count_view(view, side, scratch)
 }
 
-/// The men's captures of three pieces or more, when no king can capture: searched.
+/// The men's captures of three pieces or more, when no king can capture: searched. The
+/// first jumps are found again here rather than passed in, which would keep them in
+/// memory in the callers' hot loops.
 #[inline(never)]
 fn count_longer_men_captures(view: &View, scratch: &mut MoveList<Move>) -> u64 {
-    let capturers = Capturers {
-        men: view.men_capturers(),
-        kings: 0,
-    };
-    match men_captures(view, capturers) {
-        Some(MenCaptures::Multiple(starts)) => generate_men_captures(view, starts, scratch),
-        _ => unreachable!("a capture of three pieces continues past its first jump"),
-    }
+    generate_men_captures(view, Jumps::of(view).continuing(), scratch);
     scratch.len() as u64
 }
 
@@ -306,6 +280,24 @@ impl Jumps {
     #[inline(always)]
     fn capturers(&self) -> u64 {
         self.men[0] | self.men[1] | self.men[2] | self.men[3]
+    }
+
+    /// By direction, the men whose first jump a second one can follow. A second jump
+    /// cannot go back over the first victim, and any other direction meets neither the
+    /// victim nor the start square; so the board as it is decides.
+    #[inline(always)]
+    fn continuing(&self) -> [u64; 4] {
+        let mut continuing = [0; 4];
+        for (i, dir) in Dir::ALL.into_iter().enumerate() {
+            let mut onward = 0;
+            for (j, next) in Dir::ALL.into_iter().enumerate() {
+                if next != dir.opposite() {
+                    onward |= self.landings[i] & self.from[j];
+                }
+            }
+            continuing[i] = dir.shift_back(dir.shift_back(onward));
+        }
+        continuing
     }
 
     /// The most jumps a man's capture can make, when there is one: 1, 2, or 3 for three
