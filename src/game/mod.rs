@@ -183,7 +183,7 @@ pub trait Game: Copy + Eq + Hash + Debug + Send + Sync + 'static {
     fn is_irreversible(&self, mv: Self::Move) -> bool;
     /// Size of the history-heuristic table: [`Game::history_index`] is below it.
     const HISTORY_SIZE: usize;
-    /// The history-heuristic slot of a move (draughts: from-square × 32 + to-square).
+    /// The history-heuristic slot of a move (draughts: from the start and end squares).
     fn history_index(&self, mv: Self::Move) -> usize;
     /// 64-bit hash of the position, the same whatever move order reached it.
     fn hash_key(&self) -> u64;

@@ -89,6 +89,66 @@ impl Dir {
     }
 }
 
+impl Dir {
+    /// Shifts `bits` `steps` steps in this direction at once (for whole-board fills).
+    #[inline(always)]
+    pub const fn shift_by(self, bits: u64, steps: u32) -> u64 {
+        match self {
+            Dir::NorthWest => bits >> (5 * steps),
+            Dir::NorthEast => bits >> (4 * steps),
+            Dir::SouthWest => bits << (4 * steps),
+            Dir::SouthEast => bits << (5 * steps),
+        }
+    }
+
+    /// True for the directions whose steps raise the bit index (south): along them the
+    /// nearest square of a set is its lowest bit, otherwise its highest.
+    #[inline(always)]
+    pub const fn ascends(self) -> bool {
+        matches!(self, Dir::SouthWest | Dir::SouthEast)
+    }
+
+    /// The square of `bits` (non-empty) nearest to the start of a ray in this direction.
+    #[inline(always)]
+    pub const fn nearest(self, bits: u64) -> u64 {
+        if self.ascends() {
+            bits & bits.wrapping_neg()
+        } else {
+            1 << (63 - bits.leading_zeros())
+        }
+    }
+
+    /// The squares from bit index `index` (exclusive) to the board's edge in this
+    /// direction, from a table built at compile time.
+    #[inline(always)]
+    pub const fn ray(self, index: u32) -> u64 {
+        RAYS[self as usize][(index & 63) as usize]
+    }
+}
+
+/// [`Dir::ray`]'s table, by direction (in [`Dir::ALL`] order) and bit index.
+const RAYS: [[u64; 64]; 4] = {
+    let mut rays = [[0; 64]; 4];
+    let mut d = 0;
+    while d < 4 {
+        let dir = Dir::ALL[d];
+        let mut index = 0;
+        while index < 64 {
+            let start = 1u64 << index;
+            if start & BOARD != 0 {
+                let mut at = dir.shift(start) & BOARD;
+                while at != 0 {
+                    rays[d][index] |= at;
+                    at = dir.shift(at) & BOARD;
+                }
+            }
+            index += 1;
+        }
+        d += 1;
+    }
+    rays
+};
+
 /// One of the 32 dark squares, stored as its PDN number minus one (0 = b8 … 31 = g1).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub struct Square(u8);
@@ -207,6 +267,25 @@ mod tests {
             assert_eq!(rotate(sq.bit()), turned.bit());
         }
         assert_eq!(rotate(BOARD), BOARD);
+    }
+
+    #[test]
+    fn rays_and_long_shifts_follow_the_diagonals() {
+        for sq in Square::all() {
+            for dir in Dir::ALL {
+                let mut walked = 0;
+                let mut at = dir.shift(sq.bit()) & BOARD;
+                let mut steps = 1;
+                while at != 0 {
+                    walked |= at;
+                    assert_eq!(dir.shift_by(sq.bit(), steps) & BOARD, at, "{sq:?} {dir:?}");
+                    assert_eq!(dir.nearest(walked), dir.shift(sq.bit()));
+                    at = dir.shift(at) & BOARD;
+                    steps += 1;
+                }
+                assert_eq!(dir.ray(sq.bit_index()), walked, "{sq:?} {dir:?}");
+            }
+        }
     }
 
     #[test]

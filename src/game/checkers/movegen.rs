@@ -67,18 +67,19 @@ impl View {
         }
         let mut kings = 0;
         for dir in Dir::ALL {
-            let targets = self.them & dir.shift_back(self.empty);
-            // Walk back from the targets over empty squares: a king met there sees a
-            // target along `dir` with nothing in between.
-            let mut ray = dir.shift_back(targets);
-            let mut seen = ray;
-            ray &= self.empty;
-            while ray != 0 {
-                ray = dir.shift_back(ray);
-                seen |= ray;
-                ray &= self.empty;
-            }
-            kings |= self.kings & seen;
+            let back = dir.opposite();
+            let targets = self.them & back.shift(self.empty);
+            // Fill back from the targets over empty squares (in three doubling steps,
+            // as a ray is at most seven squares long): a king next to that run, or next
+            // to a target, sees the target along `dir` with nothing in between.
+            let mut run = back.shift(targets) & self.empty;
+            let mut open = self.empty;
+            run |= open & back.shift(run);
+            open &= back.shift(open);
+            run |= open & back.shift_by(run, 2);
+            open &= back.shift_by(open, 2);
+            run |= open & back.shift_by(run, 4);
+            kings |= self.kings & back.shift(targets | run);
         }
         kings
     }
@@ -534,25 +535,57 @@ impl CaptureSearch<'_> {
 
     /// Continues a flying king's capture from `at`.
     fn king(&mut self, from: u64, at: u64, captured: u64, empty: u64) {
+        // Each direction written out, so that which end of a ray is nearest is a constant.
+        let occupied = BOARD & !empty;
+        let at_index = at.trailing_zeros();
         let mut extended = false;
-        for dir in Dir::ALL {
-            let mut victim = dir.shift(at);
-            while victim & empty != 0 {
-                victim = dir.shift(victim);
-            }
-            if victim & self.them & !captured == 0 {
-                continue;
-            }
-            let mut landing = dir.shift(victim) & empty;
-            while landing != 0 {
-                extended = true;
-                self.king(from, landing, captured | victim, empty);
-                landing = dir.shift(landing) & empty;
-            }
-        }
+        extended |= self.king_jumps(Dir::NorthWest, from, at_index, captured, empty, occupied);
+        extended |= self.king_jumps(Dir::NorthEast, from, at_index, captured, empty, occupied);
+        extended |= self.king_jumps(Dir::SouthWest, from, at_index, captured, empty, occupied);
+        extended |= self.king_jumps(Dir::SouthEast, from, at_index, captured, empty, occupied);
         if !extended && captured != 0 {
             self.record(from, at, captured);
         }
+    }
+
+    /// The king's capture from bit index `at_index` going on in direction `dir`: the
+    /// first piece met and the empty squares behind it come from the ray tables, and the
+    /// landing squares are tried nearest first. True if there was a piece to take.
+    #[inline(always)]
+    fn king_jumps(
+        &mut self,
+        dir: Dir,
+        from: u64,
+        at_index: u32,
+        captured: u64,
+        empty: u64,
+        occupied: u64,
+    ) -> bool {
+        let blockers = dir.ray(at_index) & occupied;
+        if blockers == 0 {
+            return false;
+        }
+        let victim = dir.nearest(blockers);
+        if victim & self.them & !captured == 0 {
+            return false;
+        }
+        let beyond = dir.ray(victim.trailing_zeros());
+        let stops = beyond & occupied;
+        let mut landings = if stops == 0 {
+            beyond
+        } else {
+            let stop = dir.nearest(stops);
+            beyond & !(stop | dir.ray(stop.trailing_zeros()))
+        };
+        if landings == 0 {
+            return false;
+        }
+        while landings != 0 {
+            let landing = dir.nearest(landings);
+            landings ^= landing;
+            self.king(from, landing, captured | victim, empty);
+        }
+        true
     }
 }
 
