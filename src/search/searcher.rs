@@ -546,7 +546,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         }
         if depth <= 0 || ply >= MAX_PLY - 1 {
             // Quiescence probes the tablebase itself.
-            return self.quiesce(pos, ply, alpha, beta);
+            return self.quiesce_entered(pos, ply, alpha, beta);
         }
         if let Some(tablebase) = &self.tablebase
             && let Some(value) = tablebase.probe(pos)
@@ -717,9 +717,17 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
 
     /// Captures until the position is quiet, then the static value. Captures are
     /// compulsory, so a position with one pending has no "stand pat".
-    fn quiesce(&mut self, pos: &G, ply: usize, mut alpha: i32, beta: i32) -> i32 {
+    fn quiesce(&mut self, pos: &G, ply: usize, alpha: i32, beta: i32) -> i32 {
         self.pv_len[ply] = ply;
         self.enter_position(pos, ply);
+        self.quiesce_entered(pos, ply, alpha, beta)
+    }
+
+    /// [`Searcher::quiesce`] once the node is entered (its line reset, the evaluator
+    /// told): inlined in the main search, where most leaves are quiet and end here
+    /// without another call.
+    #[inline(always)]
+    fn quiesce_entered(&mut self, pos: &G, ply: usize, mut alpha: i32, beta: i32) -> i32 {
         if let Some(tablebase) = &self.tablebase
             && let Some(value) = tablebase.probe(pos)
         {
@@ -818,10 +826,10 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         let mut best = 0;
         let mut top = scores[0];
         for (i, &score) in scores.iter().enumerate().skip(1) {
-            if score > top {
-                top = score;
-                best = i;
-            }
+            // Which score is higher is not predictable: select, do not branch.
+            let higher = score > top;
+            top = std::hint::select_unpredictable(higher, score, top);
+            best = std::hint::select_unpredictable(higher, i, best);
         }
         scores[best] = TRIED;
         (best, top)
