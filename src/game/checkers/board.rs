@@ -87,9 +87,7 @@ impl Dir {
             Dir::SouthWest | Dir::SouthEast => -1,
         }
     }
-}
 
-impl Dir {
     /// Shifts `bits` `steps` steps in this direction at once (for whole-board fills).
     #[inline(always)]
     pub const fn shift_by(self, bits: u64, steps: u32) -> u64 {

@@ -577,15 +577,13 @@ impl CaptureSearch<'_> {
             let stop = dir.nearest(stops);
             beyond & !(stop | dir.ray(stop.trailing_zeros()))
         };
-        if landings == 0 {
-            return false;
-        }
+        let jumps = landings != 0;
         while landings != 0 {
             let landing = dir.nearest(landings);
             landings ^= landing;
             self.king(from, landing, captured | victim, empty);
         }
-        true
+        jumps
     }
 }
 
