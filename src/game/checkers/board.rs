@@ -102,7 +102,7 @@ impl Dir {
     /// True for the directions whose steps raise the bit index (south): along them the
     /// nearest square of a set is its lowest bit, otherwise its highest.
     #[inline(always)]
-    pub const fn ascends(self) -> bool {
+    const fn ascends(self) -> bool {
         matches!(self, Dir::SouthWest | Dir::SouthEast)
     }
 

@@ -66,12 +66,12 @@ impl View {
             return 0;
         }
         let mut kings = 0;
-        for dir in Dir::ALL {
-            let back = dir.opposite();
+        // `back`: from a target back towards a king that could take it.
+        for back in Dir::ALL {
             let targets = self.them & back.shift(self.empty);
             // Fill back from the targets over empty squares (in three doubling steps,
             // as a ray is at most seven squares long): a king next to that run, or next
-            // to a target, sees the target along `dir` with nothing in between.
+            // to a target, sees the target with nothing in between.
             let mut run = back.shift(targets) & self.empty;
             let mut open = self.empty;
             run |= open & back.shift(run);
@@ -536,13 +536,12 @@ impl CaptureSearch<'_> {
     /// Continues a flying king's capture from `at`.
     fn king(&mut self, from: u64, at: u64, captured: u64, empty: u64) {
         // Each direction written out, so that which end of a ray is nearest is a constant.
-        let occupied = BOARD & !empty;
         let at_index = at.trailing_zeros();
         let mut extended = false;
-        extended |= self.king_jumps(Dir::NorthWest, from, at_index, captured, empty, occupied);
-        extended |= self.king_jumps(Dir::NorthEast, from, at_index, captured, empty, occupied);
-        extended |= self.king_jumps(Dir::SouthWest, from, at_index, captured, empty, occupied);
-        extended |= self.king_jumps(Dir::SouthEast, from, at_index, captured, empty, occupied);
+        extended |= self.king_jumps(Dir::NorthWest, from, at_index, captured, empty);
+        extended |= self.king_jumps(Dir::NorthEast, from, at_index, captured, empty);
+        extended |= self.king_jumps(Dir::SouthWest, from, at_index, captured, empty);
+        extended |= self.king_jumps(Dir::SouthEast, from, at_index, captured, empty);
         if !extended && captured != 0 {
             self.record(from, at, captured);
         }
@@ -559,8 +558,8 @@ impl CaptureSearch<'_> {
         at_index: u32,
         captured: u64,
         empty: u64,
-        occupied: u64,
     ) -> bool {
+        let occupied = BOARD & !empty;
         let blockers = dir.ray(at_index) & occupied;
         if blockers == 0 {
             return false;
