@@ -89,7 +89,7 @@ fn analyse_of<G: CliGame>(
         println!(
             "depth {} score {} nodes {} nps {} time {} pv {}",
             it.depth,
-            format_score(it.score),
+            format_score::<G>(it.score),
             it.nodes.total(),
             (it.nodes.total() as f64 / seconds.max(1e-6)) as u64,
             it.elapsed.as_millis(),

@@ -47,7 +47,7 @@ fn bench_of<G: CliGame>(
             "{:>2}/{count} nodes {:>10} score {:>8} bestmove {best}",
             i + 1,
             result.nodes.total(),
-            format_score(result.score),
+            format_score::<G>(result.score),
         );
     });
     eprintln!(

@@ -235,7 +235,7 @@ fn probe_of<G: CliGame>(
                 println!(
                     "{:<24} {:<10} weight {:<6} {:5.1}%",
                     pos.describe_move(m.mv),
-                    format_score(m.score),
+                    format_score::<G>(m.score),
                     m.weight,
                     100.0 * f64::from(m.weight) / total as f64
                 );
@@ -246,11 +246,11 @@ fn probe_of<G: CliGame>(
     Ok(())
 }
 
-/// `22-17 cp 5, 21-17 cp 1`.
+/// `22-17 +0.05 men, 21-17 +0.01 men`.
 fn describe_moves<G: CliGame>(pos: &G, moves: &[crate::book::BookMove<G>]) -> String {
     moves
         .iter()
-        .map(|m| format!("{} {}", pos.format_move(m.mv), format_score(m.score)))
+        .map(|m| format!("{} {}", pos.format_move(m.mv), format_score::<G>(m.score)))
         .collect::<Vec<_>>()
         .join(", ")
 }

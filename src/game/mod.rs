@@ -178,6 +178,23 @@ pub trait Game: Copy + Eq + Hash + Debug + Send + Sync + 'static {
     fn play(&self, mv: Self::Move) -> Self;
     /// The result when the side to move has no legal move (the game is over).
     fn outcome_without_moves(&self) -> Outcome;
+    /// Largest margin a game can be won by, in the game's units (Kalah: stones); 1 for a
+    /// game whose results are only won, drawn or lost (draughts).
+    const MAX_MARGIN: u32 = 1;
+    /// What the game's static values count, plural (`men`, `stones`): 100 centi-units
+    /// are one.
+    const SCORE_UNITS: &'static str;
+    /// The result of the finished game (the side to move has no legal move) for the side
+    /// to move, with its margin: positive won, 0 drawn, negative lost, at most
+    /// [`Game::MAX_MARGIN`] either way. The search scores game ends by it.
+    #[inline(always)]
+    fn final_margin(&self) -> i32 {
+        match self.outcome_without_moves() {
+            Outcome::Draw => 0,
+            Outcome::Win(side) if side == self.side_to_move() => 1,
+            Outcome::Win(_) => -1,
+        }
+    }
     /// True if no earlier position can recur after `mv` (draughts: a capture or a man
     /// move). Such a move also restarts the [`Game::QUIET_DRAW_PLIES`] count.
     fn is_irreversible(&self, mv: Self::Move) -> bool;

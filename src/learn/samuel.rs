@@ -785,7 +785,7 @@ mod tests {
         s.replace_every = 2;
         s.select_every = 2;
         s.select_games = 2;
-        s.select_depth = 1;
+        s.select_depth = 3;
         let mut state = SamuelState::new::<Checkers>();
         let stop = AtomicBool::new(false);
         let report = iteration(&mut state, &s, &play, 0, 6, &stop, || {}).unwrap();
@@ -823,7 +823,7 @@ mod tests {
         let mut s = settings();
         s.select_against = SelectAgainst::Model;
         s.select_games = 2;
-        s.select_depth = 2;
+        s.select_depth = 3;
         // The first candidate is taken unopposed.
         let mut state = SamuelState::new::<Kalah>();
         assert_eq!(select(&mut state, &s, &play, 10), None);

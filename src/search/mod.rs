@@ -13,15 +13,22 @@
 //!   game or on the search path) and by the quiet-move rule, detected inside the tree.
 //!
 //! No null-move pruning: zugzwang is common in draughts (seed 4.6).
-//! Scores are centi-units for the side to move; a win `p` plies from the root scores
-//! `WIN − p`, so the engine wins fastest and loses slowest.
+//! Scores are centi-units for the side to move; a finished game scores beyond every
+//! static value, by its margin first (Kalah's stones) and its distance second, so the
+//! engine wins by most and fastest, and loses by least and slowest ([`score`]). Every
+//! game end is scored by the game's own result ([`Game::final_margin`]).
 
 pub mod bench;
+pub mod score;
 mod searcher;
 pub mod time;
 pub mod treestats;
 pub mod tt;
 
+pub use score::{
+    Ending, INFINITY, MAX_MATE_DISTANCE, WIN, WIN_THRESHOLD, end_score, ending, exact_score,
+    format_score,
+};
 pub use searcher::Searcher;
 
 /// Exact values for some positions of a game (an endgame database), probed by the search.
@@ -56,36 +63,14 @@ pub fn tablebase_line<G: Game>(tablebase: &dyn Tablebase<G>, pos: &G, max: usize
     line
 }
 
-/// The search score of an exact value met `ply` plies from the root: wins nearer the
-/// root score higher, losses lower, as the search's own mates do.
-pub fn exact_score(value: ExactValue, ply: usize) -> i32 {
-    let plies = |d: u32| (ply as i32 + d as i32).min(MAX_MATE_DISTANCE - 1);
-    match value {
-        ExactValue::Win(d) => WIN - plies(d),
-        ExactValue::Loss(d) => -(WIN - plies(d)),
-        ExactValue::Draw => 0,
-    }
-}
-
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use crate::eval::EVAL_LIMIT;
 use crate::game::{ExactValue, Game};
 
 /// Deepest ply the search reaches (main search and quiescence together).
 pub const MAX_PLY: usize = 128;
-/// Larger than any score.
-pub const INFINITY: i32 = 32_000;
-/// The score of a win at the root; a win `p` plies away scores `WIN − p`.
-pub const WIN: i32 = 31_000;
-/// Longest distance to the end a score can carry: the search's plies plus an endgame
-/// database's distance from where it was probed.
-pub const MAX_MATE_DISTANCE: i32 = 1000;
-/// Scores at least this large in absolute value are wins or losses.
-pub const WIN_THRESHOLD: i32 = WIN - MAX_MATE_DISTANCE;
-const _: () = assert!(EVAL_LIMIT < WIN_THRESHOLD);
 
 /// Which enhancements a search uses. The named combinations are the rows of the thesis's
 /// table 6.2 plus the engine's own search.
@@ -344,15 +329,4 @@ pub struct SearchResult<G: Game> {
     /// The root's exact value, when a tablebase holds it (then a won or lost root's move
     /// and line are the tablebase's, found without a search).
     pub exact: Option<ExactValue>,
-}
-
-/// A score as text: `cp 125`, or `win 7` / `loss 8` with the plies to the end.
-pub fn format_score(score: i32) -> String {
-    if score >= WIN_THRESHOLD {
-        format!("win {}", WIN - score)
-    } else if score <= -WIN_THRESHOLD {
-        format!("loss {}", WIN + score)
-    } else {
-        format!("cp {score}")
-    }
 }

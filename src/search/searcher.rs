@@ -4,10 +4,11 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use super::tt::{Bound, TranspositionTable};
+use super::score::{ending, exact_score, game_over_score, shift_distance};
+use super::tt::{Bound, RESOLVED, TranspositionTable};
 use super::{
-    INFINITY, Iteration, Limits, MAX_PLY, NodeCounts, SearchConfig, SearchResult, Tablebase, WIN,
-    WIN_THRESHOLD, exact_score, tablebase_line,
+    INFINITY, Iteration, Limits, MAX_PLY, NodeCounts, SearchConfig, SearchResult, Tablebase,
+    WIN_THRESHOLD, tablebase_line,
 };
 use crate::eval::{EVAL_LIMIT, Evaluator, IncrementalEval};
 use crate::game::{ExactValue, Game, GameRecord, MoveBuffer};
@@ -77,6 +78,13 @@ pub struct Searcher<G: Game, E: Evaluator<G>> {
     root_pv: Vec<G::Move>,
     /// Exact values of small positions, probed at every node it may hold.
     tablebase: Option<Arc<dyn Tablebase<G>>>,
+    /// Values this iteration took from beyond its horizon: static evaluations and table
+    /// cutoffs. With none, the iteration saw every line to its end.
+    horizon: u64,
+    /// The game of the last search (its start and moves): a search of the same game a few
+    /// moves on keeps the table.
+    game_start: Option<G>,
+    game_moves: Vec<G::Move>,
 }
 
 impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
@@ -115,6 +123,9 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             root_best: None,
             root_pv: Vec::with_capacity(MAX_PLY),
             tablebase: None,
+            horizon: 0,
+            game_start: None,
+            game_moves: Vec::new(),
         }
     }
 
@@ -169,7 +180,11 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         };
         let mut result = SearchResult {
             best_move: root_moves.first().copied(),
-            score: -WIN,
+            score: if root_moves.is_empty() {
+                game_over_score(&root, 0)
+            } else {
+                -INFINITY
+            },
             depth: 0,
             pv: root_moves.first().copied().into_iter().collect(),
             nodes: NodeCounts::default(),
@@ -203,6 +218,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         let mut values = vec![-INFINITY; root_moves.len()];
         for depth in self.iteration_depths(limits.depth) {
             let previous = (result.depth > 0).then_some(result.score);
+            self.horizon = 0;
             let outcome = if self.config.mtdf {
                 self.mtdf_iteration(&root, quiet, depth, previous.unwrap_or(0))
             } else {
@@ -237,8 +253,14 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 elapsed: started.elapsed(),
                 pv: result.pv.clone(),
             });
-            // A win or loss within the searched depth cannot change deeper.
-            if result.score.abs() >= WIN_THRESHOLD && (WIN - result.score.abs()) as u32 <= depth {
+            // Deeper iterations cannot change a value found without looking past the
+            // horizon; nor, where results have no margin, a win or loss within the depth
+            // (a faster one would have been found). With margins, a bigger one may lie
+            // beyond the horizon.
+            let decided = self.horizon == 0
+                || ending::<G>(result.score)
+                    .is_some_and(|end| G::MAX_MARGIN <= 1 && end.plies <= depth);
+            if decided {
                 break;
             }
             if self
@@ -286,11 +308,11 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         }
         Some(RootProbe {
             value,
-            best: Some((scored[0].0, exact_score(value, 0))),
+            best: Some((scored[0].0, exact_score::<G>(value, 0))),
             line: tablebase_line(tablebase.as_ref(), root, MAX_PLY),
             root_values: scored
                 .iter()
-                .map(|&(mv, v)| (mv, exact_score(v, 0)))
+                .map(|&(mv, v)| (mv, exact_score::<G>(v, 0)))
                 .collect(),
         })
     }
@@ -309,13 +331,28 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         (first..=last).step_by(step as usize)
     }
 
-    /// Resets the per-search state: a search depends only on its position, history and
-    /// limits, never on earlier searches.
+    /// Resets the per-search state. A search depends only on its position, history and
+    /// limits, and on the searches of its own game before it: the transposition table
+    /// stays while the searches follow one game (the same start, each record extending
+    /// the last with the same evaluator) and is emptied otherwise.
     fn start(&mut self, record: &GameRecord<G>, limits: &Limits, started: Instant) {
-        if std::mem::take(&mut self.incremental_stale) {
+        let evaluator_changed = std::mem::take(&mut self.incremental_stale);
+        if evaluator_changed {
             self.incremental = self.evaluator.incremental(MAX_PLY + 1);
         }
-        self.tt.new_search();
+        let moves = record.moves();
+        let same_game = !evaluator_changed
+            && self.game_start == Some(*record.start())
+            && moves.len() > self.game_moves.len()
+            && moves.starts_with(&self.game_moves);
+        if same_game {
+            self.tt.next_move();
+        } else {
+            self.tt.new_search();
+            self.game_start = Some(*record.start());
+        }
+        self.game_moves.clear();
+        self.game_moves.extend_from_slice(moves);
         self.killers.fill([G::Move::default(); 2]);
         self.history.fill(0);
         self.nodes = NodeCounts::default();
@@ -453,10 +490,14 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         }
         let mut moves = G::Moves::default();
         while pv.len() < depth as usize {
-            let Some(best) = self.tt.probe(pos.hash_key()).and_then(|hit| hit.best) else {
-                break;
-            };
             pos.legal_moves(&mut moves);
+            // A forced move continues the line even where the table holds nothing (a
+            // capture made in quiescence, below a resolved entry's cutoff).
+            let best = match self.tt.probe(pos.hash_key()).and_then(|hit| hit.best) {
+                Some(best) => best,
+                None if moves.len() == 1 => 0,
+                None => break,
+            };
             let Some(&mv) = moves.get(best) else { break };
             pos = pos.play(mv);
             if seen.contains(&pos.hash_key()) {
@@ -532,18 +573,25 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             return 0;
         }
         self.enter_position(pos, ply);
+        // Draws by repetition and by the quiet-move rule depend on the path, not the
+        // position: they count as horizon values so that no subtree holding one is
+        // stored as resolved.
         if ply > 0 && self.is_repetition(quiet) {
+            self.horizon += 1;
             return 0;
         }
         // The quiet-move rule ends the game here (whatever the table says of this position
         // reached another way), unless the side to move has no move: that loses first.
         if G::QUIET_DRAW_PLIES.is_some_and(|limit| quiet >= limit) {
+            self.horizon += 1;
             return if pos.has_legal_move() {
                 0
             } else {
-                -(WIN - ply as i32)
+                game_over_score(pos, ply)
             };
         }
+        // Nothing from beyond the horizon below this node: its value holds at any depth.
+        let horizon_before = self.horizon;
         if depth <= 0 || ply >= MAX_PLY - 1 {
             // Quiescence probes the tablebase itself.
             return self.quiesce_entered(pos, ply, alpha, beta);
@@ -551,7 +599,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         if let Some(tablebase) = &self.tablebase
             && let Some(value) = tablebase.probe(pos)
         {
-            return exact_score(value, ply);
+            return exact_score::<G>(value, ply);
         }
         // The caller pushed this position's key on the path.
         let key = self.path[self.path.len() - 1];
@@ -559,14 +607,23 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         let use_tt = self.config.transposition_table;
         if use_tt && let Some(hit) = self.tt.probe(key) {
             tt_best = hit.best;
-            if ply > 0 && hit.depth >= depth as u32 {
-                let value = from_tt(hit.value, ply);
+            // A resolved entry cuts at any depth, but not on the principal variation,
+            // whose line it would cut short where the table holds no moves (captures
+            // made in quiescence).
+            let deep_enough = if hit.depth == RESOLVED {
+                beta - alpha == 1
+            } else {
+                hit.depth >= depth as u32
+            };
+            if ply > 0 && deep_enough {
+                let value = from_tt::<G>(hit.value, ply);
                 let cut = match hit.bound {
                     Bound::Exact => true,
                     Bound::Lower => value >= beta,
                     Bound::Upper => value <= alpha,
                 };
                 if cut {
+                    self.horizon += u64::from(hit.depth != RESOLVED);
                     return value;
                 }
             }
@@ -575,7 +632,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         pos.legal_moves(&mut self.lists[ply]);
         let count = self.lists[ply].len();
         if count == 0 {
-            return -(WIN - ply as i32);
+            return game_over_score(pos, ply);
         }
         // Children deep enough to probe the table get their keys now, and their buckets
         // are fetched from memory while the search goes on.
@@ -690,8 +747,13 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             } else {
                 Bound::Upper
             };
+            let depth = if self.horizon == horizon_before {
+                RESOLVED
+            } else {
+                depth as u32
+            };
             self.tt
-                .store(key, to_tt(best, ply), bound, depth as u32, Some(best_index));
+                .store(key, to_tt::<G>(best, ply), bound, depth, Some(best_index));
         }
         best
     }
@@ -706,8 +768,9 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 continue;
             };
             if hit.depth + 1 >= depth as u32 && matches!(hit.bound, Bound::Upper | Bound::Exact) {
-                let value = -from_tt(hit.value, ply + 1);
+                let value = -from_tt::<G>(hit.value, ply + 1);
                 if value >= beta {
+                    self.horizon += u64::from(hit.depth != RESOLVED);
                     return Some(value);
                 }
             }
@@ -731,12 +794,13 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         if let Some(tablebase) = &self.tablebase
             && let Some(value) = tablebase.probe(pos)
         {
-            return exact_score(value, ply);
+            return exact_score::<G>(value, ply);
         }
         if pos.is_quiet() || ply >= MAX_PLY - 1 {
             if !pos.has_legal_move() {
-                return -(WIN - ply as i32);
+                return game_over_score(pos, ply);
             }
+            self.horizon += 1;
             let value = match &mut self.incremental {
                 Some(state) => state.evaluate(pos, ply),
                 None => self.evaluator.evaluate(pos),
@@ -861,25 +925,13 @@ struct RootProbe<G: Game> {
     root_values: Vec<(G::Move, i32)>,
 }
 
-/// Win scores count plies from the root; the table stores them counted from the node.
+/// End scores count plies from the root; the table stores them counted from the node.
 #[inline(always)]
-fn to_tt(value: i32, ply: usize) -> i32 {
-    if value >= WIN_THRESHOLD {
-        value + ply as i32
-    } else if value <= -WIN_THRESHOLD {
-        value - ply as i32
-    } else {
-        value
-    }
+fn to_tt<G: Game>(value: i32, ply: usize) -> i32 {
+    shift_distance::<G>(value, -(ply as i32))
 }
 
 #[inline(always)]
-fn from_tt(value: i32, ply: usize) -> i32 {
-    if value >= WIN_THRESHOLD {
-        value - ply as i32
-    } else if value <= -WIN_THRESHOLD {
-        value + ply as i32
-    } else {
-        value
-    }
+fn from_tt<G: Game>(value: i32, ply: usize) -> i32 {
+    shift_distance::<G>(value, ply as i32)
 }

@@ -6,9 +6,11 @@
 //! otherwise it takes an empty slot or one left by an earlier search; otherwise it
 //! replaces the shallowest entry of the bucket.
 //!
-//! Every search starts a new generation, and entries of older generations count as empty
-//! for probes and stores alike: a search behaves exactly as with a cleared table, so its
-//! result depends only on its position, history and limits, while starting costs nothing.
+//! A new game starts a new generation ([`TranspositionTable::new_search`]), and entries of
+//! older generations count as empty for probes and stores alike: the search behaves
+//! exactly as with a cleared table, while starting costs nothing. Between the moves of
+//! one game the entries stay ([`TranspositionTable::next_move`]); each records which move
+//! stored it, and when a bucket is full the entries of earlier moves go first.
 
 /// What a stored value means relative to the true value.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -23,6 +25,10 @@ pub enum Bound {
 /// No best move stored.
 const NO_MOVE: u16 = u16::MAX;
 
+/// The depth of a result that no static value went into: every line below it ended the
+/// game, so it holds at any depth (searches never reach this many plies).
+pub const RESOLVED: u32 = u8::MAX as u32;
+
 #[derive(Clone, Copy, Default)]
 #[repr(C)]
 struct Entry {
@@ -30,8 +36,9 @@ struct Entry {
     value: i16,
     generation: u16,
     depth: u8,
-    /// 0 = empty, then Upper, Lower, Exact.
-    bound: u8,
+    /// Bits 0–1: 0 = empty, then Upper, Lower, Exact; bits 2–7: the move of the game
+    /// (its search, modulo 64) that stored the entry.
+    flags: u8,
     best: u16,
 }
 
@@ -52,7 +59,12 @@ pub struct Hit {
 pub struct TranspositionTable {
     buckets: Vec<Bucket>,
     generation: u16,
+    /// The search within the generation, modulo 64, shifted into place in `flags`.
+    age: u8,
 }
+
+const BOUND_BITS: u8 = 0b11;
+const AGE_STEP: u8 = 1 << 2;
 
 impl TranspositionTable {
     /// Bytes per entry.
@@ -69,6 +81,7 @@ impl TranspositionTable {
         TranspositionTable {
             buckets: vec![Bucket::default(); buckets],
             generation: 1,
+            age: 0,
         }
     }
 
@@ -79,12 +92,19 @@ impl TranspositionTable {
 
     /// Starts a new search: every entry stored so far counts as empty from now on.
     pub fn new_search(&mut self) {
+        self.age = 0;
         if self.generation == u16::MAX {
             self.buckets.fill(Bucket::default());
             self.generation = 1;
         } else {
             self.generation += 1;
         }
+    }
+
+    /// Starts the search of the next move of the same game: the entries stay, and those
+    /// stored until now are the first replaced.
+    pub fn next_move(&mut self) {
+        self.age = self.age.wrapping_add(AGE_STEP) & !BOUND_BITS;
     }
 
     #[inline(always)]
@@ -112,13 +132,12 @@ impl TranspositionTable {
     #[inline]
     pub fn probe(&self, key: u64) -> Option<Hit> {
         let bucket = &self.buckets[self.bucket(key)];
-        let entry = bucket
-            .0
-            .iter()
-            .find(|e| e.key == key && e.bound != 0 && e.generation == self.generation)?;
+        let entry = bucket.0.iter().find(|e| {
+            e.key == key && e.flags & BOUND_BITS != 0 && e.generation == self.generation
+        })?;
         Some(Hit {
             value: entry.value as i32,
-            bound: match entry.bound {
+            bound: match entry.flags & BOUND_BITS {
                 1 => Bound::Upper,
                 2 => Bound::Lower,
                 _ => Bound::Exact,
@@ -134,12 +153,16 @@ impl TranspositionTable {
         let generation = self.generation;
         let index = self.bucket(key);
         let bucket = &mut self.buckets[index].0;
-        let live = |e: &Entry| e.bound != 0 && e.generation == generation;
+        let age = self.age;
+        let live = |e: &Entry| e.flags & BOUND_BITS != 0 && e.generation == generation;
         let slot = match bucket.iter().position(|e| e.key == key && live(e)) {
             Some(i) => i,
             None => match bucket.iter().position(|e| !live(e)) {
                 Some(i) => i,
-                None => (0..4).min_by_key(|&i| bucket[i].depth).unwrap_or(0),
+                // Entries of earlier moves first, then the shallowest.
+                None => (0..4)
+                    .min_by_key(|&i| (bucket[i].flags & !BOUND_BITS == age, bucket[i].depth))
+                    .unwrap_or(0),
             },
         };
         bucket[slot] = Entry {
@@ -147,11 +170,12 @@ impl TranspositionTable {
             value: value.clamp(i16::MIN as i32, i16::MAX as i32) as i16,
             generation,
             depth: depth.min(u8::MAX as u32) as u8,
-            bound: match bound {
-                Bound::Upper => 1,
-                Bound::Lower => 2,
-                Bound::Exact => 3,
-            },
+            flags: age
+                | match bound {
+                    Bound::Upper => 1,
+                    Bound::Lower => 2,
+                    Bound::Exact => 3,
+                },
             best: best.map_or(NO_MOVE, |i| i.min(NO_MOVE as usize - 1) as u16),
         };
     }
@@ -198,5 +222,26 @@ mod tests {
         for key in [1, 3, 4, 5] {
             assert!(tt.probe(key).is_some(), "{key}");
         }
+    }
+
+    #[test]
+    fn entries_stay_for_the_next_move_and_go_first() {
+        let mut tt = TranspositionTable::new(0);
+        for (key, depth) in [(1u64, 9), (2, 8), (3, 7), (4, 6)] {
+            tt.store(key, 0, Bound::Exact, depth, None);
+        }
+        tt.next_move();
+        for key in 1..=4 {
+            assert!(tt.probe(key).is_some(), "{key}");
+        }
+        // A shallow entry of this move replaces the shallowest entry of the last one …
+        tt.store(5, 0, Bound::Exact, 1, None);
+        assert!(tt.probe(4).is_none());
+        // … and the next one replaces another of the last move's, not the new shallow one.
+        tt.store(6, 0, Bound::Exact, 2, None);
+        assert!(tt.probe(3).is_none());
+        assert!(tt.probe(5).is_some() && tt.probe(6).is_some());
+        tt.new_search();
+        assert!((1..=6).all(|key| tt.probe(key).is_none()));
     }
 }

@@ -17,7 +17,7 @@ use rand::RngExt;
 use crate::common::{assert_input_error, evalearn, evalearn_ok, temp_dir};
 
 /// The database of up to `pieces` pieces, built once per test run.
-fn database(pieces: u32) -> &'static (PathBuf, Arc<Egdb>) {
+pub(crate) fn database(pieces: u32) -> &'static (PathBuf, Arc<Egdb>) {
     static THREE: OnceLock<(PathBuf, Arc<Egdb>)> = OnceLock::new();
     static FOUR: OnceLock<(PathBuf, Arc<Egdb>)> = OnceLock::new();
     let cell = if pieces == 3 { &THREE } else { &FOUR };

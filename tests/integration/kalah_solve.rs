@@ -50,7 +50,7 @@ fn rules(stones: u8, empty_capture: bool) -> KalahRules {
 
 /// A random position of `rules` with `in_pits` stones in the pits, the rest in the
 /// stores, either side to move.
-fn random_position(rules: KalahRules, in_pits: u32, rng: &mut impl rand::Rng) -> Kalah {
+pub(crate) fn random_position(rules: KalahRules, in_pits: u32, rng: &mut impl rand::Rng) -> Kalah {
     let mut counts = [0u32; 14];
     for _ in 0..in_pits {
         let pit = rng.random_range(0..12);

@@ -8,6 +8,7 @@ mod book;
 mod cli;
 mod egdb;
 mod evaluators;
+mod exact_search;
 mod glem;
 mod glem_parts;
 mod hub;

@@ -426,7 +426,7 @@ impl<G: CliGame> Session<G> {
                 "{} plays {}   [book, score {}, {} book move{}]",
                 G::side_name(pos.side_to_move()),
                 pos.describe_move(mv),
-                format_score(score),
+                format_score::<G>(score),
                 moves.len(),
                 if moves.len() == 1 { "" } else { "s" }
             );
@@ -666,7 +666,7 @@ fn search_summary<G: CliGame>(pos: &G, result: &SearchResult<G>) -> String {
     format!(
         "[depth {}, score {}, {:.2} s] {}",
         result.depth,
-        format_score(result.score),
+        format_score::<G>(result.score),
         result.elapsed.as_secs_f64(),
         format_line(pos, &result.pv, false)
     )

@@ -294,6 +294,7 @@ impl Game for Checkers {
 
     const NAME: &'static str = "brazilian";
     const QUIET_DRAW_PLIES: Option<u32> = Some(40);
+    const SCORE_UNITS: &'static str = "men";
 
     fn variant(&self) {}
 

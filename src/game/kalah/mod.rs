@@ -236,6 +236,18 @@ impl Game for Kalah {
 
     /// Most stones in the store wins (rule 3); the stones left in a row count for their
     /// owner, as the sweep at the end of the game puts them in its store.
+    /// Every stone of the twelve pits in one store.
+    const MAX_MARGIN: u32 = 2 * PITS as u32 * MAX_STONES_PER_PIT as u32;
+    const SCORE_UNITS: &'static str = "stones";
+
+    /// The final store difference for the side to move.
+    #[inline]
+    fn final_margin(&self) -> i32 {
+        let (a, b) = self.final_score();
+        let margin = a as i32 - b as i32;
+        if self.side == A { margin } else { -margin }
+    }
+
     fn outcome_without_moves(&self) -> Outcome {
         let (a, b) = self.final_score();
         match a.cmp(&b) {
