@@ -1,24 +1,38 @@
 #!/usr/bin/env bash
-# One shard of the next iteration of a training run, as a Slurm array task:
-#   sbatch --array=1-N selfplay-shard.sh CONFIG WORKDIR
-# Task I of N plays the iteration's games whose number is I-1 mod N with the model of
-# the run's checkpoint (WORKDIR and the config's model folder on a shared filesystem),
-# and writes WORKDIR/shards/shard-I-of-N.ds for fit.sh to merge.
-# Outside Slurm: SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=2 bash selfplay-shard.sh …
-#SBATCH --job-name=evalearn-selfplay
-#SBATCH --cpus-per-task=4
-#SBATCH --time=02:00:00
-#SBATCH --output=evalearn-selfplay-%A-%a.log
+# One shard of the next iteration of a training run, as a task of a Slurm array job:
+#   sbatch --array=1-N selfplay-shard.sh EVALEARN CONFIG WORKDIR N [--egdb DIR | --no-egdb]
+# (submit.sh writes these calls; `--array=2` re-plays shard 2 alone). Task I plays the
+# games of the run's next iteration whose number is I-1 mod N, with the model of the
+# run's checkpoint, into WORKDIR/shards/STATE/shard-I-of-N.ds, STATE being the key
+# `evalearn train --plan` gives the checkpoint and config the games are played from;
+# the file appears only once the shard is complete. Threads: SLURM_CPUS_PER_TASK (the
+# games do not depend on it). A finished run or a bad config exits with status 2.
+# Everything comes as arguments, nothing from the environment but Slurm's, so the job
+# runs as well under --export=NONE. Outside Slurm: SLURM_ARRAY_TASK_ID=I bash …
 set -euo pipefail
 
-config=${1:?usage: selfplay-shard.sh CONFIG WORKDIR}
-work=${2:?usage: selfplay-shard.sh CONFIG WORKDIR}
-evalearn=${EVALEARN:-evalearn}
+usage="usage: selfplay-shard.sh EVALEARN CONFIG WORKDIR SHARDS [--egdb DIR | --no-egdb]"
+if (($# < 4)); then
+    echo "$usage" >&2
+    exit 2
+fi
+evalearn=$1 config=$2 work=$3 count=$4
+shift 4
 index=${SLURM_ARRAY_TASK_ID:?not an array task: submit with sbatch --array=1-N}
-count=${SLURM_ARRAY_TASK_COUNT:?not an array task: submit with sbatch --array=1-N}
-# The games do not depend on the thread count: use what Slurm gave the task.
-threads=${SLURM_CPUS_PER_TASK:-0}
+if [[ ! $count =~ ^[1-9][0-9]*$ ]] || ((index < 1 || index > count)); then
+    echo "selfplay-shard.sh: shard $index of '$count': SHARDS must be a count from $index up" >&2
+    exit 2
+fi
+threads=()
+if [[ -n ${SLURM_CPUS_PER_TASK:-} ]]; then
+    threads=(--threads "$SLURM_CPUS_PER_TASK")
+fi
 
-mkdir -p "$work/shards"
-exec "$evalearn" selfplay --config "$config" --shard "$index/$count" \
-    --threads "$threads" --out "$work/shards/shard-$index-of-$count.ds"
+plan=$("$evalearn" train --config "$config" --plan "$@")
+sed -n 1p <<<"$plan"
+dir=$work/shards/$(sed -n 's/^state //p' <<<"$plan")
+shard=$dir/shard-$index-of-$count.ds
+mkdir -p "$dir"
+"$evalearn" selfplay --config "$config" --shard "$index/$count" ${threads[@]+"${threads[@]}"} \
+    --out "$shard.part" "$@"
+mv "$shard.part" "$shard"
