@@ -39,7 +39,9 @@ if missing; then
     say "installing ${packages[*]} with apt-get"
     export DEBIAN_FRONTEND=noninteractive
     # Without systemd the packages' services are not started; this script starts them.
-    install=(apt-get install -y -q --no-install-recommends "${packages[@]}")
+    # Another apt-get at work on this machine: wait for its lock.
+    install=(apt-get -o DPkg::Lock::Timeout=300 install -y -q --no-install-recommends
+        "${packages[@]}")
     "${install[@]}" >&2 || { apt-get update -q >&2 && "${install[@]}" >&2; }
     if missing; then
         say "apt-get installed ${packages[*]} but a command is still missing"
