@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Submits what is left of a training run to Slurm: per iteration, an array job of SHARDS
-# self-play shards (selfplay-shard.sh) and a fitting job after it (fit.sh), each
-# iteration after the one before; docs/cluster.md tells the whole story.
+# self-play shards and a fitting job after it (iteration.sh shard, iteration.sh fit),
+# each iteration after the one before; docs/cluster.md tells the whole story.
 #
 #   deploy/slurm/submit.sh [OPTIONS] CONFIG WORKDIR SHARDS [ROUNDS] [SBATCH OPTIONS…]
 #
@@ -227,9 +227,10 @@ try() { # WHAT SBATCH ARGS…
     shift
     out=$(sbatch --test-only "$@" 2>&1) || refuse "$what cannot run on this cluster: $out"
 }
-try "a shard (${shard_opts[*]:3})" "${shard_opts[@]}" --array=1 "$here/selfplay-shard.sh" \
-    "${job_args[@]}"
-try "the fitting job (${fit_opts[*]:3})" "${fit_opts[@]}" "$here/fit.sh" "${job_args[@]}"
+try "a shard (${shard_opts[*]:3})" "${shard_opts[@]}" --array=1 "$here/iteration.sh" \
+    shard "${job_args[@]}"
+try "the fitting job (${fit_opts[*]:3})" "${fit_opts[@]}" "$here/iteration.sh" \
+    fit "${job_args[@]}"
 
 sed -n 1p <<<"$plan"
 # Submits one job; its id in $job. On failure the rounds before stand as a whole chain.
@@ -237,7 +238,7 @@ submitted=0 job=''
 submit() {
     local out
     if ! out=$(sbatch --parsable "$@") || [[ ! ${out%%;*} =~ ^[0-9]+$ ]]; then
-        [[ -n $array ]] && scancel "$array"
+        [[ -z $array ]] || scancel "$array" || true
         echo "$me: sbatch failed${out:+ (it printed: $out)}; submitted $submitted of $rounds" \
             "iterations${array:+, cancelled the lone shards job $array}" >&2
         exit 1
@@ -258,13 +259,13 @@ for ((round = 1; round <= rounds; round++)); do
             text="shard $spec of $shards, the others played already"
         fi
         submit "${shard_opts[@]}" --array="$spec" --output="$log.shard-%a.job-%A.log" \
-            ${dependency:+--dependency="$dependency"} "$here/selfplay-shard.sh" "${job_args[@]}"
+            ${dependency:+--dependency="$dependency"} "$here/iteration.sh" shard "${job_args[@]}"
         array=$job
         dependency=afterok:$array
     fi
     # singleton: no two jobs of the run fit at once, even ones submitted by hand.
     submit "${fit_opts[@]}" --dependency="${dependency:+$dependency,}singleton" \
-        --output="$log.fit.job-%j.log" "$here/fit.sh" "${job_args[@]}"
+        --output="$log.fit.job-%j.log" "$here/iteration.sh" fit "${job_args[@]}"
     dependency=afterok:$job
     submitted=$round
     echo "iteration $iteration: shards job ${array:-none} ($text), fitting job $job"

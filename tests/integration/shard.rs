@@ -1,7 +1,7 @@
 //! Training beyond one machine: `selfplay --config --shard I/N` shards, merged with
 //! `dataset merge` and learned from with `train --from-dataset`, give the model of one
 //! `train` process with the same seed (GLEM and TD on draughts, GLEM on Kalah), also when
-//! driven by the job scripts of `deploy/slurm` (here without Slurm; `slurm.rs` runs them
+//! driven by the job script of `deploy/slurm` (here without Slurm; `slurm.rs` runs it
 //! under a real one); Samuel, incomplete datasets and datasets of another game are
 //! refused with exit status 2.
 
@@ -296,20 +296,21 @@ fn incomplete_and_foreign_datasets_are_refused() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The Slurm job scripts run without Slurm too (they read only `SLURM_ARRAY_TASK_ID`
-/// and `SLURM_CPUS_PER_TASK`): two shards and the fit of one iteration equal one process.
-/// `tests/integration/slurm.rs` runs them under a real Slurm.
+/// The Slurm job script runs without Slurm too (it reads only `SLURM_ARRAY_TASK_ID` and
+/// `SLURM_CPUS_PER_TASK`): two shards and the fit of one iteration equal one process.
+/// `tests/integration/slurm.rs` runs it under a real Slurm.
 #[test]
-fn the_slurm_job_scripts_run_locally_and_equal_one_process() {
+fn the_slurm_job_script_runs_locally_and_equals_one_process() {
     let root = temp_dir("shard-scripts");
     let slurm = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/slurm");
     let sharded = root.join("sharded");
     let sharded_config = config(&sharded, "brazilian", "td");
     let work = sharded.join("work");
-    let script = |name: &str, task: Option<&str>| {
+    let script = |half: &str, task: Option<&str>| {
         let mut command = Command::new("bash");
         command
-            .arg(slurm.join(name))
+            .arg(slurm.join("iteration.sh"))
+            .arg(half)
             .args([env!("CARGO_BIN_EXE_evalearn"), arg(&sharded_config)])
             .args([arg(&work), "2", "--no-egdb"])
             .env("SLURM_CPUS_PER_TASK", "1");
@@ -319,14 +320,15 @@ fn the_slurm_job_scripts_run_locally_and_equal_one_process() {
         let out = command.output().unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "{name} {task:?}: {stdout}{stderr}");
+        assert!(out.status.success(), "{half} {task:?}: {stdout}{stderr}");
         stdout
     };
-    let second = script("selfplay-shard.sh", Some("2"));
+    let second = script("shard", Some("2"));
     assert!(second.contains("shard 2/2 plays 4 of them"), "{second}");
     // Shard 1 missing: the fit refuses before learning anything.
     let mut fit = Command::new("bash");
-    fit.arg(slurm.join("fit.sh"))
+    fit.arg(slurm.join("iteration.sh"))
+        .arg("fit")
         .args([env!("CARGO_BIN_EXE_evalearn"), arg(&sharded_config)])
         .args([arg(&work), "2", "--no-egdb"]);
     let out = fit.output().unwrap();
@@ -334,8 +336,8 @@ fn the_slurm_job_scripts_run_locally_and_equal_one_process() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("shard 1 of 2 is missing"), "{stderr}");
     assert!(!sharded.join("model.ckpt").exists(), "nothing learned");
-    script("selfplay-shard.sh", Some("1"));
-    let fitted = script("fit.sh", None);
+    script("shard", Some("1"));
+    let fitted = script("fit", None);
     assert!(fitted.contains("iteration 1/2"), "{fitted}");
     let shards = std::fs::read_dir(work.join("shards")).unwrap().count();
     assert_eq!(shards, 0, "the fitted shards are removed");
