@@ -296,6 +296,70 @@ fn incomplete_and_foreign_datasets_are_refused() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `train --plan` tells where a split run stands and writes nothing; a finished run,
+/// by iterations or by a used time budget (fitting time, checked before the shards
+/// play), is refused, by `selfplay --config` too.
+#[test]
+fn the_plan_of_a_split_run() {
+    let dir = temp_dir("shard-plan");
+    let run = config(&dir, "brazilian", "glem");
+    let plan = |run: &Path| {
+        let out = evalearn_ok(&["train", "--config", arg(run), "--plan"]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let fresh = plan(&run);
+    assert!(
+        fresh.contains("glem on brazilian")
+            && fresh.contains("\nnext_iteration 1\nrounds_left 2\n")
+            && fresh.contains("\negdb none\n")
+            && fresh.contains(&format!("\nmodel {}\n", dir.join("model.bin").display())),
+        "{fresh}"
+    );
+    let files = std::fs::read_dir(&dir).unwrap().count();
+    assert_eq!(files, 1, "only the config: --plan writes nothing");
+    let state = |plan: &str| {
+        plan.lines()
+            .find(|l| l.starts_with("state "))
+            .unwrap()
+            .to_string()
+    };
+
+    sharded_iteration(&run, &dir, 1, 2);
+    let after_one = plan(&run);
+    assert!(
+        after_one.contains("next_iteration 2\nrounds_left 1"),
+        "{after_one}"
+    );
+    assert_ne!(
+        state(&fresh),
+        state(&after_one),
+        "a fit makes another state"
+    );
+
+    // Past a time budget that the first fit used: no shard may start.
+    let timed = dir.join("timed.toml");
+    let text = std::fs::read_to_string(&run)
+        .unwrap()
+        .replace("iterations = 2", "iterations = 2\nminutes = 1e-12");
+    std::fs::write(&timed, text).unwrap();
+    let out = dir.join("x.ds");
+    for args in [
+        vec!["train", "--config", arg(&timed), "--plan"],
+        vec!["selfplay", "--config", arg(&timed), "--out", arg(&out)],
+    ] {
+        let stderr = refused(&args);
+        assert!(stderr.contains("its time budget is used"), "{stderr}");
+    }
+
+    sharded_iteration(&run, &dir, 2, 2);
+    let stderr = refused(&["train", "--config", arg(&run), "--plan"]);
+    assert!(
+        stderr.contains("the run is finished: 2 of budget.iterations = 2"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// The Slurm job script runs without Slurm too (it reads only `SLURM_ARRAY_TASK_ID` and
 /// `SLURM_CPUS_PER_TASK`): two shards and the fit of one iteration equal one process.
 /// `tests/integration/slurm.rs` runs it under a real Slurm.
