@@ -332,6 +332,8 @@ pub type SharedTablebase<G> = Arc<dyn Tablebase<G>>;
 
 /// A game's endgame database, if it has one.
 pub trait EgdbGame: Game {
+    /// Whether the game has endgame databases (`--egdb` is refused otherwise).
+    const DATABASES: bool;
     /// Opens the database in `dir` (`Err` if this game has none): the database if any
     /// slice loaded, the problems met, and a one-line summary.
     fn open_tablebase(dir: &Path) -> Result<OpenedTablebase<Self>, String>;
@@ -344,6 +346,8 @@ pub struct OpenedTablebase<G: Game> {
 }
 
 impl EgdbGame for Checkers {
+    const DATABASES: bool = true;
+
     fn open_tablebase(dir: &Path) -> Result<OpenedTablebase<Self>, String> {
         let opened = Egdb::open(dir);
         let summary = format!(
@@ -364,6 +368,8 @@ impl EgdbGame for Checkers {
 }
 
 impl EgdbGame for Kalah {
+    const DATABASES: bool = false;
+
     fn open_tablebase(dir: &Path) -> Result<OpenedTablebase<Self>, String> {
         Err(format!(
             "--egdb {}: endgame databases are for Brazilian draughts, not Kalah",
@@ -384,24 +390,28 @@ impl EgdbOption {
         Ok(tablebase)
     }
 
-    /// [`EgdbOption::load`] without printing: the lines it would print.
-    pub fn open<G: EgdbGame>(&self) -> Result<(Option<SharedTablebase<G>>, Vec<String>), CliError> {
+    /// The folder a command of game `G` reads its database from, without reading it:
+    /// `--egdb DIR`, else the default folder when it exists; none with `--no-egdb` or for
+    /// a game without databases (where an explicit `--egdb` is an error when loading).
+    pub fn folder<G: EgdbGame>(&self) -> Option<PathBuf> {
         if self.no_egdb {
-            return Ok((None, Vec::new()));
+            return None;
         }
-        let opened = match &self.egdb {
-            Some(dir) => G::open_tablebase(dir).map_err(CliError::input)?,
+        match &self.egdb {
+            Some(dir) => Some(dir.clone()),
             None => {
                 let dir = default_dir();
-                if dir.as_os_str().is_empty() {
-                    return Ok((None, Vec::new()));
-                }
-                match G::open_tablebase(&dir) {
-                    Ok(opened) if dir.is_dir() => opened,
-                    _ => return Ok((None, Vec::new())),
-                }
+                (G::DATABASES && !dir.as_os_str().is_empty() && dir.is_dir()).then_some(dir)
             }
+        }
+    }
+
+    /// [`EgdbOption::load`] without printing: the lines it would print.
+    pub fn open<G: EgdbGame>(&self) -> Result<(Option<SharedTablebase<G>>, Vec<String>), CliError> {
+        let Some(dir) = self.folder::<G>() else {
+            return Ok((None, Vec::new()));
         };
+        let opened = G::open_tablebase(&dir).map_err(CliError::input)?;
         let mut notes: Vec<String> = opened
             .problems
             .iter()

@@ -613,6 +613,12 @@ fn parse(bytes: &[u8]) -> Result<(ModelHeader, &[u8]), ModelError> {
     Ok((header, payload))
 }
 
+/// Decodes and validates a model file's header and returns it with the payload's bytes,
+/// undecoded: what two models hold compares whatever their creation times.
+pub fn decode_parts(bytes: &[u8]) -> Result<(ModelHeader, &[u8]), ModelError> {
+    parse(bytes)
+}
+
 /// Decodes and validates a model file's header (magic, version, lengths and checksum),
 /// without decoding the payload.
 pub fn decode_header(bytes: &[u8]) -> Result<ModelHeader, ModelError> {

@@ -294,9 +294,16 @@ pub fn train<G: EvalGame>(
     let session = Instant::now();
     let seconds_before = state.seconds;
     let mut interrupted = false;
+    // Recorded games were played within the time budget (`selfplay --config` checks it
+    // before playing): all of them are learned.
+    let timed = options.recorded.is_none();
     while state.iteration < config.budget.iterations {
         let elapsed = seconds_before + session.elapsed().as_secs_f64();
-        if let Some(minutes) = config.budget.minutes.filter(|m| elapsed >= m * 60.0) {
+        if let Some(minutes) = config
+            .budget
+            .minutes
+            .filter(|m| timed && elapsed >= m * 60.0)
+        {
             (options.log)(&format!("time budget of {minutes} minutes used"));
             break;
         }
@@ -662,6 +669,41 @@ fn require_games_played_elsewhere(config: &TrainConfig) -> Result<(), String> {
     }
 }
 
+/// The state the next iteration of the run of `config` (game `game`) starts from when
+/// it is split into shards: its checkpoint, or a fresh learner's state. Refuses a learner
+/// whose games cannot be played elsewhere, and a finished run: `budget.iterations` done,
+/// or `budget.minutes` of training time used. Split, the training time is what the
+/// fitting runs (`train --from-dataset`) record, the shards' time aside; checking it here,
+/// before an iteration's shards play, means no iteration starts past the budget and every
+/// started one is learned whole.
+pub fn next_split_iteration<G: EvalGame>(
+    game: &str,
+    config: &TrainConfig,
+    config_text: &str,
+) -> Result<Checkpoint<G>, String> {
+    require_games_played_elsewhere(config)?;
+    let state = start_state::<G>(game, config, config_text, Start::Continue, &mut |_| {})?;
+    let budget = &config.budget;
+    if state.iteration >= budget.iterations {
+        return Err(format!(
+            "the run is finished: {} of budget.iterations = {} done; raise budget.iterations \
+             to go on",
+            state.iteration, budget.iterations
+        ));
+    }
+    if let Some(minutes) = budget.minutes.filter(|m| state.seconds >= m * 60.0) {
+        return Err(format!(
+            "the run is finished: its time budget is used, {:.2} of budget.minutes = \
+             {minutes} minutes of training after {} of {} iterations (split into shards, \
+             the fitting runs' time counts, not the shards'); raise budget.minutes to go on",
+            state.seconds / 60.0,
+            state.iteration,
+            budget.iterations
+        ));
+    }
+    Ok(state)
+}
+
 /// One shard of the next iteration of a run, as `train` would play it.
 pub struct ShardPlan<G: EvalGame> {
     /// Iterations the run has finished: the shard's games belong to the next one.
@@ -683,16 +725,7 @@ pub fn plan_shard<G: EvalGame>(
     shard: Shard,
     threads: Option<usize>,
 ) -> Result<ShardPlan<G>, String> {
-    require_games_played_elsewhere(config)?;
-    let game = G::variant_name(variant);
-    let state = start_state::<G>(&game, config, config_text, Start::Continue, &mut |_| {})?;
-    if state.iteration >= config.budget.iterations {
-        return Err(format!(
-            "the run is finished: {} of budget.iterations = {} done; raise budget.iterations \
-             to go on",
-            state.iteration, config.budget.iterations
-        ));
-    }
+    let state = next_split_iteration::<G>(&G::variant_name(variant), config, config_text)?;
     let mut selfplay = selfplay_config(
         config,
         state.iteration * config.selfplay.games_per_iteration,
@@ -808,12 +841,14 @@ fn numbers(sorted: &[u64]) -> String {
     text.join(", ")
 }
 
-/// Two configurations train the same way (only the budget may differ).
+/// Two configurations train the same way (only the budget and the threads may differ).
 fn same_training(a: &TrainConfig, b: &TrainConfig) -> bool {
     // Compare the parsed values through their debug text, budget set aside.
     let strip = |c: &TrainConfig| {
         let mut c = c.clone();
         c.budget = Default::default();
+        // The results do not depend on the thread count (`train --threads` sets it).
+        c.selfplay.threads = 0;
         format!("{c:?}")
     };
     strip(a) == strip(b)

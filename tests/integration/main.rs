@@ -27,6 +27,7 @@ mod search;
 mod selfplay;
 mod shard;
 mod shipped;
+mod slurm;
 mod td;
 mod td_incremental;
 mod tournament;

@@ -1,13 +1,13 @@
 //! Training beyond one machine: `selfplay --config --shard I/N` shards, merged with
 //! `dataset merge` and learned from with `train --from-dataset`, give the model of one
 //! `train` process with the same seed (GLEM and TD on draughts, GLEM on Kalah), also when
-//! driven by the Slurm scripts of `deploy/slurm`; Samuel, incomplete datasets and
-//! datasets of another game are refused with exit status 2.
+//! driven by the job script of `deploy/slurm` (here without Slurm; `slurm.rs` runs it
+//! under a real one); Samuel, incomplete datasets and datasets of another game are
+//! refused with exit status 2.
 
 use crate::common;
 use common::{evalearn, evalearn_ok, temp_dir};
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -21,7 +21,7 @@ const ITERATIONS: u64 = 2;
 const GAMES_PER_ITERATION: u64 = 8;
 
 /// A tiny `learner` config on `game` in `dir`, its model in `dir`.
-fn config(dir: &Path, game: &str, learner: &str) -> PathBuf {
+pub(crate) fn config(dir: &Path, game: &str, learner: &str) -> PathBuf {
     std::fs::create_dir_all(dir).unwrap();
     let extra = match learner {
         "glem" => "\n[glem]\nmin_support = 5\nepochs = 5\n",
@@ -40,7 +40,7 @@ fn config(dir: &Path, game: &str, learner: &str) -> PathBuf {
     path
 }
 
-fn arg(path: &Path) -> &str {
+pub(crate) fn arg(path: &Path) -> &str {
     path.to_str().unwrap()
 }
 
@@ -70,7 +70,7 @@ fn sharded_iteration(config: &Path, dir: &Path, round: u64, shards: u64) {
 /// What a run produced, times and file paths aside: the learner's state in the
 /// checkpoint (what the model is saved from), the model's revision and counts, and every
 /// metrics line.
-fn outcome<G: EvalGame>(dir: &Path) -> (String, (u64, u64, u64), Vec<String>) {
+pub(crate) fn outcome<G: EvalGame>(dir: &Path) -> (String, (u64, u64, u64), Vec<String>) {
     let (_, checkpoint) =
         load_model::<Checkpoint<G>>(&dir.join("model.ckpt"), None, Some(CHECKPOINT_KIND)).unwrap();
     let header = read_header(&dir.join("model.bin")).unwrap();
@@ -296,57 +296,115 @@ fn incomplete_and_foreign_datasets_are_refused() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Stands in for `sbatch`: runs the job at once, an array job's tasks one after another
-/// with `SLURM_ARRAY_TASK_ID`/`SLURM_ARRAY_TASK_COUNT` set, and prints a job number.
-const FAKE_SBATCH: &str = r#"#!/usr/bin/env bash
-set -euo pipefail
-tasks=""
-while [[ $1 == --* ]]; do
-    case $1 in --array=1-*) tasks=${1#--array=1-} ;; esac
-    shift
-done
-script=$1
-shift
-if [[ -n $tasks ]]; then
-    for task in $(seq 1 "$tasks"); do
-        SLURM_ARRAY_TASK_ID=$task SLURM_ARRAY_TASK_COUNT=$tasks bash "$script" "$@" >&2
-    done
-else
-    bash "$script" "$@" >&2
-fi
-echo "$RANDOM;cluster"
-"#;
-
+/// `train --plan` tells where a split run stands and writes nothing; a finished run,
+/// by iterations or by a used time budget (fitting time, checked before the shards
+/// play), is refused, by `selfplay --config` too.
 #[test]
-fn the_slurm_scripts_run_locally_and_equal_one_process() {
-    let root = temp_dir("shard-slurm");
-    let slurm = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/slurm");
-    let sbatch = root.join("sbatch");
-    std::fs::write(&sbatch, FAKE_SBATCH).unwrap();
-    std::fs::set_permissions(&sbatch, std::fs::Permissions::from_mode(0o755)).unwrap();
+fn the_plan_of_a_split_run() {
+    let dir = temp_dir("shard-plan");
+    let run = config(&dir, "brazilian", "glem");
+    let plan = |run: &Path| {
+        let out = evalearn_ok(&["train", "--config", arg(run), "--plan"]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let fresh = plan(&run);
+    assert!(
+        fresh.contains("glem on brazilian")
+            && fresh.contains("\nnext_iteration 1\nrounds_left 2\n")
+            && fresh.contains("\negdb none\n")
+            && fresh.contains(&format!("\nmodel {}\n", dir.join("model.bin").display())),
+        "{fresh}"
+    );
+    let files = std::fs::read_dir(&dir).unwrap().count();
+    assert_eq!(files, 1, "only the config: --plan writes nothing");
+    let state = |plan: &str| {
+        plan.lines()
+            .find(|l| l.starts_with("state "))
+            .unwrap()
+            .to_string()
+    };
 
+    sharded_iteration(&run, &dir, 1, 2);
+    let after_one = plan(&run);
+    assert!(
+        after_one.contains("next_iteration 2\nrounds_left 1"),
+        "{after_one}"
+    );
+    assert_ne!(
+        state(&fresh),
+        state(&after_one),
+        "a fit makes another state"
+    );
+
+    // Past a time budget that the first fit used: no shard may start.
+    let timed = dir.join("timed.toml");
+    let text = std::fs::read_to_string(&run)
+        .unwrap()
+        .replace("iterations = 2", "iterations = 2\nminutes = 1e-12");
+    std::fs::write(&timed, text).unwrap();
+    let out = dir.join("x.ds");
+    for args in [
+        vec!["train", "--config", arg(&timed), "--plan"],
+        vec!["selfplay", "--config", arg(&timed), "--out", arg(&out)],
+    ] {
+        let stderr = refused(&args);
+        assert!(stderr.contains("its time budget is used"), "{stderr}");
+    }
+
+    sharded_iteration(&run, &dir, 2, 2);
+    let stderr = refused(&["train", "--config", arg(&run), "--plan"]);
+    assert!(
+        stderr.contains("the run is finished: 2 of budget.iterations = 2"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The Slurm job script runs without Slurm too (it reads only `SLURM_ARRAY_TASK_ID` and
+/// `SLURM_CPUS_PER_TASK`): two shards and the fit of one iteration equal one process.
+/// `tests/integration/slurm.rs` runs it under a real Slurm.
+#[test]
+fn the_slurm_job_script_runs_locally_and_equals_one_process() {
+    let root = temp_dir("shard-scripts");
+    let slurm = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/slurm");
     let sharded = root.join("sharded");
     let sharded_config = config(&sharded, "brazilian", "td");
-    let out = Command::new("bash")
-        .arg(slurm.join("submit.sh"))
-        .args([arg(&sharded_config), arg(&sharded.join("work")), "2", "1"])
-        .env("SBATCH", &sbatch)
-        .env("EVALEARN", env!("CARGO_BIN_EXE_evalearn"))
-        .env("EVALEARN_EGDB", "")
-        .output()
-        .unwrap();
+    let work = sharded.join("work");
+    let script = |half: &str, task: Option<&str>| {
+        let mut command = Command::new("bash");
+        command
+            .arg(slurm.join("iteration.sh"))
+            .arg(half)
+            .args([env!("CARGO_BIN_EXE_evalearn"), arg(&sharded_config)])
+            .args([arg(&work), "2", "--no-egdb"])
+            .env("SLURM_CPUS_PER_TASK", "1");
+        if let Some(task) = task {
+            command.env("SLURM_ARRAY_TASK_ID", task);
+        }
+        let out = command.output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{half} {task:?}: {stdout}{stderr}");
+        stdout
+    };
+    let second = script("shard", Some("2"));
+    assert!(second.contains("shard 2/2 plays 4 of them"), "{second}");
+    // Shard 1 missing: the fit refuses before learning anything.
+    let mut fit = Command::new("bash");
+    fit.arg(slurm.join("iteration.sh"))
+        .arg("fit")
+        .args([env!("CARGO_BIN_EXE_evalearn"), arg(&sharded_config)])
+        .args([arg(&work), "2", "--no-egdb"]);
+    let out = fit.output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        stdout.starts_with("round 1: self-play array job "),
-        "{stdout}"
-    );
-    assert!(stderr.contains("shard 2/2 plays 4 of them"), "{stderr}");
-    assert!(
-        !sharded.join("work/shards/shard-1-of-2.ds").exists(),
-        "shards removed"
-    );
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("shard 1 of 2 is missing"), "{stderr}");
+    assert!(!sharded.join("model.ckpt").exists(), "nothing learned");
+    script("shard", Some("1"));
+    let fitted = script("fit", None);
+    assert!(fitted.contains("iteration 1/2"), "{fitted}");
+    let shards = std::fs::read_dir(work.join("shards")).unwrap().count();
+    assert_eq!(shards, 0, "the fitted shards are removed");
 
     // One process, one iteration of the same run.
     let straight = root.join("straight");
