@@ -75,7 +75,7 @@ pub enum HumanSide {
 }
 
 impl HumanSide {
-    fn plays(self, side: Side) -> bool {
+    pub(crate) fn plays(self, side: Side) -> bool {
         match self {
             HumanSide::First => side == Side::First,
             HumanSide::Second => side == Side::Second,

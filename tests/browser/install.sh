@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what the browser tests (tests/integration/web_browser.rs) need: Debian's
+# chromium (apt-get, when /usr/bin/chromium is missing) and the pinned playwright-core
+# (npm ci, into tests/browser/node_modules). playwright-core drives the system chromium;
+# it downloads no browser of its own. A no-op once installed.
+set -euo pipefail
+cd "$(dirname "$0")"
+if [ ! -x /usr/bin/chromium ]; then
+    sudo=""
+    if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null
+fi
+pinned=$(node -p "require('./package.json').dependencies['playwright-core']")
+installed=$(node -p "try { require('./node_modules/playwright-core/package.json').version } catch (e) { '' }")
+if [ "$installed" != "$pinned" ]; then
+    npm ci --no-audit --no-fund --silent
+fi
