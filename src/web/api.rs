@@ -54,9 +54,9 @@ impl ApiError {
         ApiError::new(StatusCode::CONFLICT, message)
     }
 
-    /// 503: the server is at its bound of live games.
-    fn unavailable(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, message)
+    /// 429: the server is at its bound of live games.
+    fn too_many(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::TOO_MANY_REQUESTS, message)
     }
 
     fn internal(message: impl Into<String>) -> ApiError {
@@ -273,7 +273,7 @@ fn new_game_of<G: live::WebGame>(
 }
 
 fn full(max: usize) -> ApiError {
-    ApiError::unavailable(format!(
+    ApiError::too_many(format!(
         "{max} games are live, the most this server plays at once: finish one (DELETE \
          /api/games/ID) or wait until an idle one is dropped"
     ))

@@ -8,8 +8,8 @@ cd "$(dirname "$0")"
 if [ ! -x /usr/bin/chromium ]; then
     sudo=""
     if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null
+    $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null
 fi
 pinned=$(node -p "require('./package.json').dependencies['playwright-core']")
 installed=$(node -p "try { require('./node_modules/playwright-core/package.json').version } catch (e) { '' }")
