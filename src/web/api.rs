@@ -324,7 +324,10 @@ async fn game_state(
     }
 }
 
-async fn delete_game(State(app): State<App>, path: Result<Path<String>, PathRejection>) -> ApiResult {
+async fn delete_game(
+    State(app): State<App>,
+    path: Result<Path<String>, PathRejection>,
+) -> ApiResult {
     let id = game_id(path)?;
     if app.table().remove(id) {
         Ok(StatusCode::NO_CONTENT.into_response())
@@ -472,7 +475,9 @@ async fn stop(State(app): State<App>, path: Result<Path<String>, PathRejection>)
     let mut table = app.table();
     let slot = table.touch(id, now).ok_or_else(|| unknown_game(id))?;
     if let Some(search) = &slot.search {
-        search.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        search
+            .stop
+            .store(true, std::sync::atomic::Ordering::Relaxed);
     }
     Ok(json_response(StatusCode::OK, &slot.current()))
 }
@@ -504,7 +509,11 @@ async fn settings(
 ) -> ApiResult {
     let id = game_id(path)?;
     let request: SettingsRequest = json_body(body)?;
-    let human = request.human.as_deref().map(live::parse_human).transpose()?;
+    let human = request
+        .human
+        .as_deref()
+        .map(live::parse_human)
+        .transpose()?;
     let level = request
         .level
         .map(|level| level.checked(app.config()))
@@ -532,7 +541,10 @@ async fn record(State(app): State<App>, path: Result<Path<String>, PathRejection
     };
     Ok((
         [
-            (header::CONTENT_TYPE, "text/plain; charset=utf-8".to_string()),
+            (
+                header::CONTENT_TYPE,
+                "text/plain; charset=utf-8".to_string(),
+            ),
             (
                 header::CONTENT_DISPOSITION,
                 format!("attachment; filename=\"{name}\""),

@@ -19,11 +19,7 @@ const ASSETS: [(&str, &str, &str); 4] = [
         "text/css; charset=utf-8",
         include_str!("assets/style.css"),
     ),
-    (
-        "icon.svg",
-        "image/svg+xml",
-        include_str!("assets/icon.svg"),
-    ),
+    ("icon.svg", "image/svg+xml", include_str!("assets/icon.svg")),
     (
         "board.js",
         "text/javascript; charset=utf-8",

@@ -221,9 +221,10 @@ impl Level {
         Limits {
             depth: self.depth,
             nodes: self.nodes,
-            movetime: Some(self.movetime_ms.map_or(cap, |ms| {
-                Duration::from_millis(ms).min(cap)
-            })),
+            movetime: Some(
+                self.movetime_ms
+                    .map_or(cap, |ms| Duration::from_millis(ms).min(cap)),
+            ),
             stop: Some(stop),
             ..Limits::default()
         }
@@ -273,7 +274,11 @@ pub(super) fn model_path(config: &Config, name: &str) -> Result<PathBuf, ApiErro
             )));
         }
     }
-    .ok_or_else(|| ApiError::bad(format!("model '{name}': the server has no --{folder} folder")))?;
+    .ok_or_else(|| {
+        ApiError::bad(format!(
+            "model '{name}': the server has no --{folder} folder"
+        ))
+    })?;
     if !super::runs::plain_file_name(file) || !file.ends_with(".bin") {
         return Err(ApiError::bad(format!(
             "model '{name}': NAME.bin must be a plain file name"
@@ -312,7 +317,11 @@ pub(super) fn resolve_game(
         (Some(chosen), Some(implied)) if chosen.family() != implied.family() => {
             Err(ApiError::bad(format!(
                 "the {} is for {}, but game is {chosen}",
-                if model.is_some() { "model" } else { "evaluator" },
+                if model.is_some() {
+                    "model"
+                } else {
+                    "evaluator"
+                },
                 implied.family()
             )))
         }
@@ -453,7 +462,8 @@ impl<G: WebGame> Live<G> {
 
     fn notice(&mut self, text: String) {
         self.notices_seen += 1;
-        self.notices.push(json!({ "n": self.notices_seen, "text": text }));
+        self.notices
+            .push(json!({ "n": self.notices_seen, "text": text }));
         if self.notices.len() > MAX_NOTICES {
             self.notices.remove(0);
         }
@@ -602,9 +612,9 @@ impl<G: WebGame> LiveGame for Live<G> {
         }
         // Back to a position where the person is to move (when the person plays).
         if self.human != HumanSide::None {
-            while !self.human.plays(self.position().side_to_move())
-                && self.record.undo().is_some()
-            {}
+            while !self.human.plays(self.position().side_to_move()) && self.record.undo().is_some()
+            {
+            }
         }
         self.hint = None;
         self.last_search = None;

@@ -151,9 +151,7 @@ fn parse_metrics(text: &str) -> Result<Vec<MetricsLine>, String> {
         .lines()
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
-        .map(|(n, line)| {
-            serde_json::from_str(line).map_err(|e| format!("line {}: {e}", n + 1))
-        })
+        .map(|(n, line)| serde_json::from_str(line).map_err(|e| format!("line {}: {e}", n + 1)))
         .collect()
 }
 
@@ -311,7 +309,8 @@ pub(super) async fn events(
                 if let Ok(lines) = read_metrics(&f.file) {
                     if lines.len() < f.sent {
                         f.sent = 0;
-                        f.queue.push_back(Event::default().event("reset").data("{}"));
+                        f.queue
+                            .push_back(Event::default().event("reset").data("{}"));
                     }
                     if lines.len() > f.sent {
                         let svg = curve(&f.name, &lines);
@@ -365,7 +364,9 @@ fn collect_files(root: &Path, dir: &Path, depth: usize, found: &mut Vec<Value>) 
         if !plain_file_name(&name) {
             continue;
         }
-        let Ok(kind) = entry.file_type() else { continue };
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
         if kind.is_dir() && depth + 1 < MAX_FILE_DEPTH {
             collect_files(root, &path, depth + 1, found);
         } else if kind.is_file()
@@ -438,10 +439,15 @@ pub(super) async fn replay_upload(
     let bytes = body_bytes(body, MAX_UPLOAD_BYTES)?;
     let text = String::from_utf8(bytes.to_vec())
         .map_err(|e| ApiError::bad(format!("the file is not UTF-8 text: {e}")))?;
-    let family = params
-        .game
-        .or_else(|| params.name.as_deref().and_then(game_of_name).map(str::to_string));
-    let value = blocking(move || replay_text(family.as_deref(), &text).map_err(ApiError::bad)).await?;
+    let family = params.game.or_else(|| {
+        params
+            .name
+            .as_deref()
+            .and_then(game_of_name)
+            .map(str::to_string)
+    });
+    let value =
+        blocking(move || replay_text(family.as_deref(), &text).map_err(ApiError::bad)).await?;
     Ok(axum::Json(value).into_response())
 }
 
@@ -488,7 +494,9 @@ fn replay_games<G: WebGame>(variant: G::Variant, text: &str) -> Result<Value, St
                 .iter()
                 .enumerate()
                 .map(|(ply, pos)| {
-                    let before = ply.checked_sub(1).map(|p| (positions[p], record.moves()[p]));
+                    let before = ply
+                        .checked_sub(1)
+                        .map(|p| (positions[p], record.moves()[p]));
                     json!({
                         "position": pos.format_position(),
                         "to_move": side_key(pos.side_to_move()),

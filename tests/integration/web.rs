@@ -94,7 +94,10 @@ fn wait_until(client: &mut Client, game: &str, done: impl Fn(&Value) -> bool) ->
         if done(&state) {
             return state;
         }
-        assert!(Instant::now() < deadline, "the game never got there: {state}");
+        assert!(
+            Instant::now() < deadline,
+            "the game never got there: {state}"
+        );
         version = state["version"].as_u64().unwrap();
     }
 }
@@ -114,7 +117,10 @@ fn a_draughts_game_moves_replies_undoes_and_downloads() {
     let mut client = server.client();
     let state = new_game(&mut client, json!({ "level": { "depth": 2 } }));
     let game = id(&state);
-    assert_eq!(state["position"], json!(Checkers::start().format_position()));
+    assert_eq!(
+        state["position"],
+        json!(Checkers::start().format_position())
+    );
     assert_eq!(state["to_move"], json!("first"));
     assert_eq!(state["thinking"], json!(false));
     let legal = state["legal"].as_array().unwrap();
@@ -138,9 +144,11 @@ fn a_draughts_game_moves_replies_undoes_and_downloads() {
     let replied = engine_reply(&mut client, &game, 2);
     let search = &replied["last_search"];
     assert_eq!(search["depth"], json!(2));
-    assert!(search["score_text"].as_str().unwrap().ends_with("men"), "{search}");
-    let after = Checkers::start()
-        .play(Checkers::start().parse_move("22-18").unwrap());
+    assert!(
+        search["score_text"].as_str().unwrap().ends_with("men"),
+        "{search}"
+    );
+    let after = Checkers::start().play(Checkers::start().parse_move("22-18").unwrap());
     let reply_move = after.parse_move(search["move"].as_str().unwrap()).unwrap();
     assert_eq!(
         replied["position"],
@@ -163,7 +171,10 @@ fn a_draughts_game_moves_replies_undoes_and_downloads() {
     assert_eq!(undone.status, 200, "{}", undone.text());
     let undone = undone.json();
     assert!(texts(&undone).is_empty());
-    assert_eq!(undone["position"], json!(Checkers::start().format_position()));
+    assert_eq!(
+        undone["position"],
+        json!(Checkers::start().format_position())
+    );
     let nothing = client.post(&format!("/api/games/{game}/undo"), "");
     assert_eq!(nothing.status, 400);
     assert!(nothing.error().contains("nothing to take back"));
@@ -206,7 +217,10 @@ fn a_game_from_a_fen_offers_every_capture_path() {
     assert_eq!(played.status, 200, "{}", played.text());
     assert_eq!(played.json()["position"], json!("B:WK4:B1"));
     // The other side of the 20-move rule: a quiet move is refused when a capture exists.
-    let state = new_game(&mut client, json!({ "position": "W:W27,32:B23,14,1", "human": "both" }));
+    let state = new_game(
+        &mut client,
+        json!({ "position": "W:W27,32:B23,14,1", "human": "both" }),
+    );
     let refused = client.post(
         &format!("/api/games/{}/move", id(&state)),
         r#"{"move":"32-28"}"#,
@@ -276,20 +290,86 @@ fn refusals_are_4xx_with_a_message_naming_the_problem() {
     let server = TestServer::start("refusals", |_| {});
     let mut client = server.client();
     let cases: [(&str, &str, Option<&str>, u16, &str); 14] = [
-        ("POST", "/api/games", Some("{bad json"), 400, "malformed JSON"),
-        ("POST", "/api/games", Some(r#"{"colour":"white"}"#), 400, "unknown field"),
-        ("POST", "/api/games", Some(r#"{"game":"chess"}"#), 400, "unknown game"),
-        ("POST", "/api/games", Some(r#"{"position":"W:W99"}"#), 400, "position"),
-        ("POST", "/api/games", Some(r#"{"level":{"depth":0}}"#), 400, "level.depth"),
-        ("POST", "/api/games", Some(r#"{"level":{"depth":3,"nodes":5}}"#), 400, "exactly one"),
-        ("POST", "/api/games", Some(r#"{"human":"martian"}"#), 400, "human"),
-        ("POST", "/api/games", Some(r#"{"eval":"stores","game":"brazilian"}"#), 400, "kalah"),
-        ("POST", "/api/games", Some(r#"{"model":"../secret.bin"}"#), 400, "folder"),
-        ("POST", "/api/games", Some(r#"{"model":"models/../x.bin"}"#), 400, "plain file name"),
+        (
+            "POST",
+            "/api/games",
+            Some("{bad json"),
+            400,
+            "malformed JSON",
+        ),
+        (
+            "POST",
+            "/api/games",
+            Some(r#"{"colour":"white"}"#),
+            400,
+            "unknown field",
+        ),
+        (
+            "POST",
+            "/api/games",
+            Some(r#"{"game":"chess"}"#),
+            400,
+            "unknown game",
+        ),
+        (
+            "POST",
+            "/api/games",
+            Some(r#"{"position":"W:W99"}"#),
+            400,
+            "position",
+        ),
+        (
+            "POST",
+            "/api/games",
+            Some(r#"{"level":{"depth":0}}"#),
+            400,
+            "level.depth",
+        ),
+        (
+            "POST",
+            "/api/games",
+            Some(r#"{"level":{"depth":3,"nodes":5}}"#),
+            400,
+            "exactly one",
+        ),
+        (
+            "POST",
+            "/api/games",
+            Some(r#"{"human":"martian"}"#),
+            400,
+            "human",
+        ),
+        (
+            "POST",
+            "/api/games",
+            Some(r#"{"eval":"stores","game":"brazilian"}"#),
+            400,
+            "kalah",
+        ),
+        (
+            "POST",
+            "/api/games",
+            Some(r#"{"model":"../secret.bin"}"#),
+            400,
+            "folder",
+        ),
+        (
+            "POST",
+            "/api/games",
+            Some(r#"{"model":"models/../x.bin"}"#),
+            400,
+            "plain file name",
+        ),
         ("GET", "/api/games/12345", None, 404, "no game 12345"),
         ("GET", "/api/games/abc", None, 400, "not a game id"),
         ("GET", "/api/nothing", None, 404, "no API route"),
-        ("GET", "/api/replay?path=../../etc/passwd", None, 400, "refused"),
+        (
+            "GET",
+            "/api/replay?path=../../etc/passwd",
+            None,
+            400,
+            "refused",
+        ),
     ];
     for (method, path, body, status, words) in cases {
         let reply = client.send(method, path, body).unwrap();
@@ -329,7 +409,11 @@ fn refusals_are_4xx_with_a_message_naming_the_problem() {
         "/api/runs/..%2fsecret",
     ] {
         let reply = client.get(path);
-        assert!(matches!(reply.status, 400 | 404), "{path}: {}", reply.text());
+        assert!(
+            matches!(reply.status, 400 | 404),
+            "{path}: {}",
+            reply.text()
+        );
         assert!(!reply.text().contains("[package]"), "{path}");
     }
     assert_eq!(client.get("/assets/app.js").status, 200);
@@ -347,25 +431,47 @@ fn games_are_bounded_and_abandoned_ones_dropped_on_the_simulated_clock() {
     let second = new_game(&mut client, json!({}));
     let third = client.post("/api/games", "{}");
     assert_eq!(third.status, 429, "{}", third.text());
-    assert!(third.error().contains("2 games are live"), "{}", third.error());
+    assert!(
+        third.error().contains("2 games are live"),
+        "{}",
+        third.error()
+    );
 
     // The first is watched by a page: never idle. The second is looked at later.
-    let mut events = Events::open(server.server.addr(), &format!("/api/games/{}/events", id(&first)));
+    let mut events = Events::open(
+        server.server.addr(),
+        &format!("/api/games/{}/events", id(&first)),
+    );
     let initial = events.next();
     assert_eq!(initial.name, "state");
     server.clock.advance(Duration::from_secs(400));
-    assert_eq!(client.get(&format!("/api/games/{}", id(&second))).status, 200);
+    assert_eq!(
+        client.get(&format!("/api/games/{}", id(&second))).status,
+        200
+    );
     server.clock.advance(Duration::from_secs(400));
     assert_eq!(server.app.drop_idle_games(), 0);
     server.clock.advance(Duration::from_secs(201));
     assert_eq!(server.app.drop_idle_games(), 1);
-    assert_eq!(client.get(&format!("/api/games/{}", id(&second))).status, 404);
-    assert_eq!(client.get(&format!("/api/games/{}", id(&first))).status, 200);
+    assert_eq!(
+        client.get(&format!("/api/games/{}", id(&second))).status,
+        404
+    );
+    assert_eq!(
+        client.get(&format!("/api/games/{}", id(&first))).status,
+        200
+    );
     assert_eq!(server.app.live_games(), 1);
     // Room again; a deleted game frees its place too.
     let fourth = new_game(&mut client, json!({}));
-    assert_eq!(client.delete(&format!("/api/games/{}", id(&fourth))).status, 204);
-    assert_eq!(client.delete(&format!("/api/games/{}", id(&fourth))).status, 404);
+    assert_eq!(
+        client.delete(&format!("/api/games/{}", id(&fourth))).status,
+        204
+    );
+    assert_eq!(
+        client.delete(&format!("/api/games/{}", id(&fourth))).status,
+        404
+    );
 
     // The watcher sees the moves as they are played.
     let game = id(&first);
@@ -381,7 +487,10 @@ fn games_are_bounded_and_abandoned_ones_dropped_on_the_simulated_clock() {
         if server.app.drop_idle_games() == 1 {
             break;
         }
-        assert!(Instant::now() < deadline, "the closed stream never released the game");
+        assert!(
+            Instant::now() < deadline,
+            "the closed stream never released the game"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
 }
@@ -412,7 +521,10 @@ fn the_server_answers_while_a_search_runs_and_stop_plays_the_best_move_so_far() 
     let quick_id = id(&quick);
     assert_eq!(
         other
-            .post(&format!("/api/games/{quick_id}/move"), r#"{"move":"24-20"}"#)
+            .post(
+                &format!("/api/games/{quick_id}/move"),
+                r#"{"move":"24-20"}"#
+            )
             .status,
         200
     );
@@ -456,7 +568,10 @@ fn a_new_model_revision_is_loaded_before_the_engine_moves() {
     header.meta.games = 200;
     save_linear(&model, &mut header, 1.5);
     let mv = replied["legal"][0]["text"].as_str().unwrap().to_string();
-    client.post(&format!("/api/games/{game}/move"), &json!({ "move": mv }).to_string());
+    client.post(
+        &format!("/api/games/{game}/move"),
+        &json!({ "move": mv }).to_string(),
+    );
     let reloaded = engine_reply(&mut client, &game, 4);
     assert_eq!(reloaded["engine"]["revision"], json!(2));
     let notices = reloaded["notices"].as_array().unwrap();
@@ -487,9 +602,8 @@ fn metrics_line(i: u64, elo: Option<f64>) -> String {
 /// A run `name` in `dir`: its model (configured for 5 iterations) and `lines` lines.
 pub fn write_run(dir: &Path, name: &str, lines: &[(u64, Option<f64>)]) {
     let mut header = linear_header();
-    header.meta.config = format!(
-        "learner = \"samuel\"\nmodel = \"{name}.bin\"\n[budget]\niterations = 5\n"
-    );
+    header.meta.config =
+        format!("learner = \"samuel\"\nmodel = \"{name}.bin\"\n[budget]\niterations = 5\n");
     save_linear(&dir.join(format!("{name}.bin")), &mut header, 0.5);
     let text: String = lines
         .iter()
@@ -519,7 +633,14 @@ fn runs_are_listed_and_a_written_line_reaches_a_subscribed_client() {
 
     let detail = client.get("/api/runs/demo").json();
     assert_eq!(detail["lines"].as_array().unwrap().len(), 2);
-    assert_eq!(detail["curve_svg"].as_str().unwrap().matches("<circle").count(), 1);
+    assert_eq!(
+        detail["curve_svg"]
+            .as_str()
+            .unwrap()
+            .matches("<circle")
+            .count(),
+        1
+    );
     assert_eq!(client.get("/api/runs/nothing").status, 404);
     assert_eq!(client.get("/api/runs/.hidden").status, 400);
 
@@ -533,7 +654,14 @@ fn runs_are_listed_and_a_written_line_reaches_a_subscribed_client() {
     let data: Value = serde_json::from_str(&event.data).unwrap();
     assert_eq!(data["n"], json!(3));
     assert_eq!(data["line"]["iteration"], json!(3));
-    assert_eq!(data["curve_svg"].as_str().unwrap().matches("<circle").count(), 2);
+    assert_eq!(
+        data["curve_svg"]
+            .as_str()
+            .unwrap()
+            .matches("<circle")
+            .count(),
+        2
+    );
     // An appended line too.
     use std::io::Write;
     let mut file = std::fs::OpenOptions::new()
@@ -576,12 +704,16 @@ fn game_files_are_replayed_from_the_runs_folder_or_an_upload() {
     assert_eq!(replay["games"][0]["result"], json!("draw"));
 
     // An upload of a Kalah record.
-    let klh = "[Event \"t\"]\n[Game \"kalah\"]\n[A \"a\"]\n[B \"b\"]\n[Result \"*\"]\n 1) A: 1 2 B: 5\n";
+    let klh =
+        "[Event \"t\"]\n[Game \"kalah\"]\n[A \"a\"]\n[B \"b\"]\n[Result \"*\"]\n 1) A: 1 2 B: 5\n";
     let uploaded = client.post("/api/replay?name=t.klh", klh);
     assert_eq!(uploaded.status, 200, "{}", uploaded.text());
     let uploaded = uploaded.json();
     assert_eq!(uploaded["game"], json!("kalah"));
-    assert_eq!(uploaded["games"][0]["positions"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        uploaded["games"][0]["positions"].as_array().unwrap().len(),
+        3
+    );
 
     for (path, status) in [
         ("/api/replay?path=/etc/passwd", 400),

@@ -21,7 +21,10 @@ fn browser_dir() -> PathBuf {
 /// Fails with what to run when chromium or playwright-core is missing.
 fn require_browser() {
     let missing: Vec<&str> = [
-        (Path::new("/usr/bin/chromium").to_path_buf(), "chromium (/usr/bin/chromium)"),
+        (
+            Path::new("/usr/bin/chromium").to_path_buf(),
+            "chromium (/usr/bin/chromium)",
+        ),
         (
             browser_dir().join("node_modules/playwright-core/package.json"),
             "playwright-core (tests/browser/node_modules)",
@@ -122,7 +125,11 @@ fn browser_illegal_clicks_are_refused_with_the_reason() {
 fn browser_a_multi_capture_entered_by_clicks() {
     let pos = Checkers::parse_position("W:W27:B23,14,1").unwrap();
     let after = pos.play(pos.parse_move("27x9").unwrap());
-    scenario("draughts-multicapture", Some(after.format_position()), |_| {});
+    scenario(
+        "draughts-multicapture",
+        Some(after.format_position()),
+        |_| {},
+    );
 }
 
 #[test]

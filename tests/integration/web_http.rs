@@ -115,7 +115,10 @@ impl Client {
 fn read_line(reader: &mut impl BufRead) -> io::Result<String> {
     let mut line = String::new();
     if reader.read_line(&mut line)? == 0 {
-        return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "connection closed"));
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "connection closed",
+        ));
     }
     Ok(line.trim_end_matches(['\r', '\n']).to_string())
 }
@@ -142,7 +145,12 @@ fn read_head(reader: &mut impl BufRead) -> io::Result<(u16, Vec<(String, String)
 
 fn read_response(reader: &mut impl BufRead) -> io::Result<Reply> {
     let (status, headers) = read_head(reader)?;
-    let find = |name: &str| headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
+    let find = |name: &str| {
+        headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    };
     let body = if let Some(len) = find("content-length") {
         let len: usize = len.parse().map_err(io::Error::other)?;
         let mut body = vec![0; len];
@@ -216,7 +224,9 @@ impl Events {
         let (status, headers) = read_head(&mut reader).expect("event stream head");
         assert_eq!(status, 200, "GET {path}");
         assert!(
-            headers.iter().any(|(n, v)| n == "content-type" && v.starts_with("text/event-stream")),
+            headers
+                .iter()
+                .any(|(n, v)| n == "content-type" && v.starts_with("text/event-stream")),
             "{headers:?}"
         );
         Events {
