@@ -158,6 +158,18 @@ fn unknown_game(id: u64) -> ApiError {
     ))
 }
 
+/// Runs `f` on the slot of game `id`, marked as seen now.
+fn with_slot<T>(
+    app: &App,
+    id: u64,
+    f: impl FnOnce(&mut super::table::Slot) -> Result<T, ApiError>,
+) -> Result<T, ApiError> {
+    let now = app.now();
+    let mut table = app.table();
+    let slot = table.touch(id, now).ok_or_else(|| unknown_game(id))?;
+    f(slot)
+}
+
 fn json_response(status: StatusCode, snapshot: &Snapshot) -> Response {
     (
         status,
@@ -396,20 +408,19 @@ async fn play_move(
 ) -> ApiResult {
     let id = game_id(path)?;
     let request: MoveRequest = json_body(body)?;
-    let now = app.now();
-    let mut table = app.table();
-    let slot = table.touch(id, now).ok_or_else(|| unknown_game(id))?;
-    if slot.search.is_some() {
-        return Err(ApiError::conflict(
-            "the engine is thinking: stop it first (POST /api/games/ID/stop)",
-        ));
-    }
-    match slot.game.play(&request.text)? {
-        Played::Moved => Ok(json_response(StatusCode::OK, &slot.publish(id))),
-        Played::Partial(partial) => {
-            Ok(axum::Json(json!({ "id": id.to_string(), "partial": partial })).into_response())
+    with_slot(&app, id, |slot| {
+        if slot.search.is_some() {
+            return Err(ApiError::conflict(
+                "the engine is thinking: stop it first (POST /api/games/ID/stop)",
+            ));
         }
-    }
+        match slot.game.play(&request.text)? {
+            Played::Moved => Ok(json_response(StatusCode::OK, &slot.publish(id))),
+            Played::Partial(partial) => {
+                Ok(axum::Json(json!({ "id": id.to_string(), "partial": partial })).into_response())
+            }
+        }
+    })
 }
 
 #[derive(Deserialize, Default)]
@@ -484,14 +495,13 @@ async fn stop(State(app): State<App>, path: Result<Path<String>, PathRejection>)
 
 async fn undo(State(app): State<App>, path: Result<Path<String>, PathRejection>) -> ApiResult {
     let id = game_id(path)?;
-    let now = app.now();
-    let mut table = app.table();
-    let slot = table.touch(id, now).ok_or_else(|| unknown_game(id))?;
-    if slot.search.is_some() {
-        return Err(ApiError::conflict("the engine is thinking: stop it first"));
-    }
-    slot.game.undo()?;
-    Ok(json_response(StatusCode::OK, &slot.publish(id)))
+    with_slot(&app, id, |slot| {
+        if slot.search.is_some() {
+            return Err(ApiError::conflict("the engine is thinking: stop it first"));
+        }
+        slot.game.undo()?;
+        Ok(json_response(StatusCode::OK, &slot.publish(id)))
+    })
 }
 
 #[derive(Deserialize)]
@@ -518,27 +528,21 @@ async fn settings(
         .level
         .map(|level| level.checked(app.config()))
         .transpose()?;
-    let now = app.now();
-    let mut table = app.table();
-    let slot = table.touch(id, now).ok_or_else(|| unknown_game(id))?;
-    if let Some(human) = human {
-        slot.game.set_human(human);
-    }
-    if let Some(level) = level {
-        slot.game.set_level(level);
-    }
-    Ok(json_response(StatusCode::OK, &slot.publish(id)))
+    with_slot(&app, id, |slot| {
+        if let Some(human) = human {
+            slot.game.set_human(human);
+        }
+        if let Some(level) = level {
+            slot.game.set_level(level);
+        }
+        Ok(json_response(StatusCode::OK, &slot.publish(id)))
+    })
 }
 
 /// The game as a file (PDN, `.klh`) to download.
 async fn record(State(app): State<App>, path: Result<Path<String>, PathRejection>) -> ApiResult {
     let id = game_id(path)?;
-    let now = app.now();
-    let (name, text) = {
-        let mut table = app.table();
-        let slot = table.touch(id, now).ok_or_else(|| unknown_game(id))?;
-        slot.game.record_file(id)
-    };
+    let (name, text) = with_slot(&app, id, |slot| Ok(slot.game.record_file(id)))?;
     Ok((
         [
             (

@@ -16,11 +16,11 @@ use serde_json::{Value, json};
 use super::Config;
 use super::api::ApiError;
 use crate::cli::CliGame;
-use crate::cli::play::{HumanSide, MoveInput};
+use crate::cli::play::{HumanSide, MoveInput, game_tags};
 use crate::eval::spec::{AnyEvaluator, EvalSpec, ModelWatch, Reload};
 use crate::game::checkers::{Checkers, Piece, Square};
 use crate::game::kalah::{Kalah, PITS};
-use crate::game::{Game, GameRecord, GameSpec, GameStatus, Outcome, SavedGame, Side, player_tag};
+use crate::game::{Game, GameRecord, GameSpec, GameStatus, Outcome, SavedGame, Side};
 use crate::io::model::ModelHeader;
 use crate::search::{
     Iteration, Limits, SearchConfig, SearchResult, Searcher, Tablebase, WIN, WIN_THRESHOLD,
@@ -690,21 +690,7 @@ impl<G: WebGame> LiveGame for Live<G> {
     }
 
     fn record_file(&self, id: u64) -> (String, String) {
-        let engine = format!("evalearn ({})", self.engine_label());
-        let name = |side| {
-            if self.human.plays(side) {
-                "human".to_string()
-            } else {
-                engine.clone()
-            }
-        };
-        let tags = vec![
-            ("Event".to_string(), "evalearn serve".to_string()),
-            ("Site".to_string(), "evalearn".to_string()),
-            ("Date".to_string(), today()),
-            (player_tag::<G>(Side::First), name(Side::First)),
-            (player_tag::<G>(Side::Second), name(Side::Second)),
-        ];
+        let tags = game_tags::<G>("evalearn serve", self.human, &self.engine_label());
         let result = match self.record.status() {
             GameStatus::Over { outcome, .. } => Some(outcome),
             GameStatus::Ongoing => None,
@@ -719,15 +705,6 @@ impl<G: WebGame> LiveGame for Live<G> {
     fn as_any(&mut self) -> &mut dyn Any {
         self
     }
-}
-
-/// Today's date as game files write it (`YYYY.MM.DD`).
-fn today() -> String {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    // "YYYY-MM-DD hh:mm:ss UTC" → "YYYY.MM.DD".
-    crate::io::model::format_utc(now)[..10].replace('-', ".")
 }
 
 /// A score for the side to move in the game's unit (`+1.25 men`, `-3 stones`), or the
