@@ -506,6 +506,12 @@ const Runs = (() => {
       current.lines.length = data.n;
       if (data.curve_svg) $("run-curve").innerHTML = data.curve_svg;
       draw();
+      // The list's row follows too.
+      const row = document.querySelector(`.run-row[data-run="${CSS.escape(name)}"]`);
+      if (row) {
+        row.cells[2].textContent = `${data.line.iteration} of ${current.iterations ?? "?"}`;
+        if (data.line.elo !== null) row.cells[3].textContent = data.line.elo.toFixed(0);
+      }
     });
     events.addEventListener("reset", () => show(name));
   }

@@ -130,7 +130,7 @@ const Boards = (() => {
     for (let i = 0; i <= 4; i++) {
       const v = y0 + ((y1 - y0) * i) / 4;
       el("line", { x1: L, x2: W - R, y1: py(v), y2: py(v), stroke: "#eee" }, svg);
-      text(svg, L - 6, py(v) + 4, v.toPrecision(2), { "text-anchor": "end", "font-size": 11 });
+      text(svg, L - 6, py(v) + 4, String(Number(v.toPrecision(2))), { "text-anchor": "end", "font-size": 11 });
     }
     text(svg, L, H - 24, String(x0), { "font-size": 11, "text-anchor": "middle" });
     text(svg, W - R, H - 24, String(x1), { "font-size": 11, "text-anchor": "middle" });
