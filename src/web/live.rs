@@ -533,6 +533,7 @@ impl<G: WebGame> Live<G> {
             "score": result.score,
             "score_text": score_text::<G>(result.score),
             "nodes": result.nodes.total(),
+            "nps": nodes_per_second(result.nodes.total(), result.elapsed),
             "elapsed_ms": result.elapsed.as_millis() as u64,
             "stopped": result.stopped,
             "pv": pv_texts(&pos, &result.pv),
@@ -736,16 +737,25 @@ fn pv_texts<G: Game>(pos: &G, pv: &[G::Move]) -> Vec<String> {
     texts
 }
 
+/// Nodes a second over `elapsed`; null when too short to tell.
+fn nodes_per_second(nodes: u64, elapsed: Duration) -> Value {
+    let seconds = elapsed.as_secs_f64();
+    if seconds >= 0.001 {
+        json!((nodes as f64 / seconds) as u64)
+    } else {
+        Value::Null
+    }
+}
+
 /// A finished iteration as the page shows it while the engine thinks.
 fn iteration_info<G: WebGame>(root: &G, iteration: &Iteration<G>) -> Value {
     let nodes = iteration.nodes.total();
-    let seconds = iteration.elapsed.as_secs_f64();
     json!({
         "depth": iteration.depth,
         "score": iteration.score,
         "score_text": score_text::<G>(iteration.score),
         "nodes": nodes,
-        "nps": if seconds > 0.0 { (nodes as f64 / seconds) as u64 } else { 0 },
+        "nps": nodes_per_second(nodes, iteration.elapsed),
         "elapsed_ms": iteration.elapsed.as_millis() as u64,
         "pv": pv_texts(root, &iteration.pv),
     })

@@ -218,10 +218,8 @@ const Play = (() => {
     $("info-depth").textContent = shown ? shown.depth : "–";
     $("info-score").textContent = shown ? shown.score_text : "–";
     $("info-nodes").textContent = shown ? shown.nodes.toLocaleString("en") : "–";
-    const nps = shown && shown.nps !== undefined
-      ? shown.nps
-      : shown && shown.elapsed_ms > 0 ? Math.round(shown.nodes * 1000 / shown.elapsed_ms) : null;
-    $("info-nps").textContent = nps === null ? "–" : nps.toLocaleString("en");
+    const nps = shown ? shown.nps : null;
+    $("info-nps").textContent = nps === null || nps === undefined ? "–" : nps.toLocaleString("en");
     $("info-pv").textContent = shown ? (shown.pv || []).join(" ") : "–";
     if (!state.thinking && state.hint) {
       say(`hint: ${state.hint.move} (${state.hint.score_text})`, true);
