@@ -59,6 +59,11 @@ impl ApiError {
         ApiError::new(StatusCode::TOO_MANY_REQUESTS, message)
     }
 
+    #[cfg(test)]
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
     fn internal(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, message)
     }

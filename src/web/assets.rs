@@ -82,3 +82,27 @@ pub(super) async fn not_found(uri: Uri) -> Response {
     )
         .into_response()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn climbing_paths_are_recognised() {
+        for bad in [
+            "/..",
+            "/a/../b",
+            "/./x",
+            "/a\\b",
+            "/%2e%2e/x",
+            "/a%2Fb",
+            "/a%5cb",
+            "/a%00",
+        ] {
+            assert!(climbs(bad), "{bad}");
+        }
+        for good in ["/", "/assets/app.js", "/api/games/1", "/a..b"] {
+            assert!(!climbs(good), "{good}");
+        }
+    }
+}

@@ -766,3 +766,35 @@ fn iteration_info<G: WebGame>(root: &G, iteration: &Iteration<G>) -> Value {
 pub(super) fn model_header(path: &Path) -> Result<ModelHeader, ApiError> {
     crate::io::model::read_header(path).map_err(|e| ApiError::bad(format!("model: {e}")))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_are_checked_against_the_caps() {
+        let config = Config::default();
+        let level = |depth, movetime_ms, nodes| Level {
+            depth,
+            movetime_ms,
+            nodes,
+        };
+        assert!(level(Some(30), None, None).checked(&config).is_ok());
+        assert!(level(Some(31), None, None).checked(&config).is_err());
+        assert!(level(None, Some(30_000), None).checked(&config).is_ok());
+        assert!(level(None, Some(30_001), None).checked(&config).is_err());
+        assert!(level(None, None, Some(0)).checked(&config).is_err());
+        assert!(level(None, None, None).checked(&config).is_err());
+        // A depth-limited search stops at the time cap too.
+        let limits = level(Some(4), None, None).limits(&config, Arc::default());
+        assert_eq!(limits.movetime, Some(config.max_movetime));
+    }
+
+    #[test]
+    fn scores_are_in_the_games_units() {
+        assert_eq!(score_text::<Checkers>(125), "+1.25 men");
+        assert_eq!(score_text::<Kalah>(-300), "-3.00 stones");
+        assert_eq!(score_text::<Checkers>(WIN - 7), "win in 7 plies");
+        assert_eq!(score_text::<Kalah>(-(WIN - 8)), "loss in 8 plies");
+    }
+}

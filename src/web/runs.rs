@@ -524,3 +524,69 @@ fn replay_games<G: WebGame>(variant: G::Variant, text: &str) -> Result<Value, St
         "games": games,
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_plain_names_and_paths_inside_the_folder_are_read() {
+        for good in ["demo", "glem.bin", "a b.pdn", "x-1_2.metrics.jsonl"] {
+            assert!(plain_file_name(good), "{good}");
+        }
+        for bad in [
+            "",
+            ".hidden",
+            "a/b",
+            "..",
+            "a\\b",
+            "c:x",
+            "a\nb",
+            &"x".repeat(256),
+        ] {
+            assert!(!plain_file_name(bad), "{bad:?}");
+        }
+        let dir = std::env::temp_dir().join(format!("evalearn-web-inside-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("games")).unwrap();
+        std::fs::write(dir.join("games/a.pdn"), "").unwrap();
+        assert!(inside(&dir, "games/a.pdn").is_ok());
+        for (bad, words) in [
+            ("../a.pdn", "'..'"),
+            ("games/../../a.pdn", "'..'"),
+            ("./games/a.pdn", "'..'"),
+            ("/etc/passwd", "absolute"),
+            ("games\\a.pdn", "backslash"),
+            ("", "empty"),
+        ] {
+            let err = inside(&dir, bad).unwrap_err();
+            assert!(err.message().contains(words), "{bad}: {}", err.message());
+        }
+        assert!(inside(&dir, "games/none.pdn").is_err());
+        assert!(inside(&dir, "games").is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_line_being_written_is_read_next_time() {
+        let line = r#"{"iteration":1,"games":10,"positions":100,"loss_before":0.5,"loss":0.25,"eval_games":null,"score":null,"elo":null,"elo_low":null,"elo_high":null,"elapsed_s":1.0,"detail":""}"#;
+        assert_eq!(parse_metrics(&format!("{line}\n")).unwrap().len(), 1);
+        assert_eq!(
+            parse_metrics(&format!("{line}\n{}", &line[..20]))
+                .unwrap()
+                .len(),
+            1
+        );
+        assert!(parse_metrics("{}\n").unwrap_err().starts_with("line 1:"));
+    }
+
+    #[test]
+    fn the_game_of_a_file_comes_from_its_name_or_its_tag() {
+        assert_eq!(game_of_name("x.PDN"), Some("brazilian"));
+        assert_eq!(game_of_name("x.klh"), Some("kalah"));
+        assert_eq!(game_of_name("x.txt"), None);
+        let klh = "[Game \"kalah:6:4\"]\n 1) A: 1\n";
+        let replay = replay_text(None, klh).unwrap();
+        assert_eq!(replay["variant"], json!("kalah:6:4"));
+        assert!(replay_text(Some("chess"), klh).is_err());
+    }
+}

@@ -92,6 +92,21 @@ const scenarios = {
     check(fen === process.env.EXPECT_FEN, `position ${fen}, expected ${process.env.EXPECT_FEN}`);
   },
 
+  // Two captures from 13 to 30 take different pieces: clicking the end square offers
+  // both, and clicking a piece only one of them takes chooses it.
+  async "draughts-choose"(page) {
+    await newGame(page, { human: "both", position: "W:WK13:B7,9,10,26" });
+    await square(page, 13).click();
+    await square(page, 30).click();
+    await page.waitForFunction(() => document.querySelectorAll("#chooser button").length === 2, null, { timeout: WAIT });
+    const marked = await page.locator(".captured-mark").count();
+    check(marked === 4, `the pieces either capture takes (7, 9, 10, 26) should be marked, ${marked} are`);
+    await square(page, 10).click();
+    await waitMoves(page, 1);
+    const text = await page.locator("#moves .move").first().textContent();
+    check(text === "13x6x30", `the capture taking 10 is 13x6x30, the page played ${text}`);
+  },
+
   // Undo takes back the person's move and the engine's reply.
   async "draughts-undo"(page) {
     await newGame(page);

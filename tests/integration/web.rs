@@ -16,7 +16,7 @@ use evalearn::web::{App, Config, ManualClock, Server};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use crate::common::{linear_header, save_linear, temp_dir};
+use crate::common::{assert_input_error, linear_header, save_linear, temp_dir};
 use crate::web_http::{Client, Events, PATIENCE, raw};
 
 /// A server on a free loopback port with a simulated clock, `models/` and `runs/`
@@ -216,7 +216,18 @@ fn a_game_from_a_fen_offers_every_capture_path() {
     let played = client.post(&format!("/api/games/{game}/move"), r#"{"move":"29x4"}"#);
     assert_eq!(played.status, 200, "{}", played.text());
     assert_eq!(played.json()["position"], json!("B:WK4:B1"));
-    // The other side of the 20-move rule: a quiet move is refused when a capture exists.
+    // Two captures sharing both ends, told apart by the pieces they take and their
+    // landing squares.
+    let state = new_game(
+        &mut client,
+        json!({ "position": "W:WK13:B7,9,10,26", "human": "both" }),
+    );
+    let legal = state["legal"].as_array().unwrap();
+    let to_30: Vec<&Value> = legal.iter().filter(|m| m["to"] == json!(30)).collect();
+    assert_eq!(to_30.len(), 2, "{legal:?}");
+    assert_ne!(to_30[0]["captured"], to_30[1]["captured"]);
+    assert_ne!(to_30[0]["text"], to_30[1]["text"]);
+    // A quiet move is refused when a capture exists.
     let state = new_game(
         &mut client,
         json!({ "position": "W:W27,32:B23,14,1", "human": "both" }),
@@ -815,4 +826,10 @@ fn random_requests_never_get_a_server_error() {
         assert!(status.is_none_or(|s| s < 500), "{bytes:?}: {status:?}");
     }
     assert_eq!(server.client().get("/api/info").status, 200);
+}
+
+#[test]
+fn serve_refuses_a_folder_that_is_not_one() {
+    assert_input_error(&["serve", "--port", "0", "--models", "/nonexistent/models"]);
+    assert_input_error(&["serve", "--port", "0", "--max-depth", "0"]);
 }

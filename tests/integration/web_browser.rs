@@ -133,6 +133,11 @@ fn browser_a_multi_capture_entered_by_clicks() {
 }
 
 #[test]
+fn browser_two_captures_sharing_both_ends_are_told_apart_by_their_pieces() {
+    scenario("draughts-choose", None, |_| {});
+}
+
+#[test]
 fn browser_undo_takes_back_the_move_and_the_reply() {
     let start = Checkers::start().format_position();
     scenario("draughts-undo", Some(start), |_| {});
