@@ -10,6 +10,7 @@
 //! - [`hub`]: the Hub protocol, as an engine and as a client of other engines.
 //! - [`io`]: model files and datasets.
 //! - [`cli`]: the `evalearn` command line.
+//! - [`web`]: `evalearn serve`, the browser front end.
 
 pub mod arena;
 pub mod book;
@@ -22,3 +23,4 @@ pub mod learn;
 pub mod rng;
 pub mod search;
 pub mod selfplay;
+pub mod web;

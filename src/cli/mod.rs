@@ -9,8 +9,9 @@ mod hub;
 mod matches;
 mod model;
 mod perft;
-mod play;
+pub(crate) mod play;
 mod selfplay;
+mod serve;
 mod solve;
 mod tournament;
 mod train;
@@ -71,6 +72,8 @@ enum Command {
     /// Play Brazilian draughts over the Hub protocol (stdin/stdout), for GUIs,
     /// pydraughts and the lidraughts bot bridge
     Hub(hub::HubArgs),
+    /// Play, watch training and replay games in the browser (a local web app)
+    Serve(serve::ServeArgs),
 }
 
 /// A failed command: the message for stderr and the exit status.
@@ -123,6 +126,7 @@ pub fn run() -> ExitCode {
         Command::Train(args) => train::run(args),
         Command::Solve(args) => solve::solve(args),
         Command::Hub(args) => hub::hub(args),
+        Command::Serve(args) => serve::serve(args),
         Command::Egdb(args) => egdb::egdb(args),
     };
     match result {

@@ -176,3 +176,12 @@ pub fn linear_header() -> evalearn::io::model::ModelHeader {
         evalearn::game::checkers::features::FEATURE_SET_ID,
     )
 }
+
+/// Held by a test that plays on real game clocks (pydraughts' round robin) and by the
+/// browser tests, whose chromium would otherwise take the CPU those clocks count on.
+pub static CLOCKS_OR_BROWSER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Takes [`CLOCKS_OR_BROWSER`] (a test that failed holding it still leaves it usable).
+pub fn clocks_or_browser() -> std::sync::MutexGuard<'static, ()> {
+    CLOCKS_OR_BROWSER.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -32,3 +32,6 @@ mod td;
 mod td_incremental;
 mod tournament;
 mod train;
+mod web;
+mod web_browser;
+mod web_http;

@@ -49,6 +49,7 @@ fn run_script(script: &str, args: &[&str]) -> String {
 
 #[test]
 fn pydraughts_round_robin_of_two_evalearn_engines() {
+    let _clocks = common::clocks_or_browser();
     let dir = common::temp_dir("round-robin");
     let pdn = dir.join("tournament.pdn");
     let _ = std::fs::remove_file(&pdn);

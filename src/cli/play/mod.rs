@@ -75,7 +75,7 @@ pub enum HumanSide {
 }
 
 impl HumanSide {
-    fn plays(self, side: Side) -> bool {
+    pub(crate) fn plays(self, side: Side) -> bool {
         match self {
             HumanSide::First => side == Side::First,
             HumanSide::Second => side == Side::Second,
@@ -602,26 +602,7 @@ impl<G: CliGame> Session<G> {
     /// Writes the game to `path` in the game's file format (appending to the games
     /// already there when `append`), atomically.
     fn write_game(&self, path: &Path, result: Option<Outcome>, append: bool) -> Result<(), String> {
-        let engine = format!("evalearn ({})", self.engine_label());
-        let name = |side| {
-            if self.human.plays(side) {
-                "human".to_string()
-            } else {
-                engine.clone()
-            }
-        };
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        // "YYYY-MM-DD hh:mm:ss UTC" → "YYYY.MM.DD".
-        let date = crate::io::model::format_utc(now)[..10].replace('-', ".");
-        let tags = vec![
-            ("Event".to_string(), "evalearn play".to_string()),
-            ("Site".to_string(), "evalearn".to_string()),
-            ("Date".to_string(), date),
-            (player_tag::<G>(Side::First), name(Side::First)),
-            (player_tag::<G>(Side::Second), name(Side::Second)),
-        ];
+        let tags = game_tags::<G>("evalearn play", self.human, &self.engine_label());
         let game = SavedGame::from_record(&self.record, tags, result);
         let mut text = String::new();
         if append && let Ok(old) = std::fs::read_to_string(path) {
@@ -660,6 +641,35 @@ impl<G: CliGame> Session<G> {
         }
         self.say(&text);
     }
+}
+
+/// The tags of a game file written by a person's game against the engine (`play`,
+/// `serve`): event, site, today's date and the players (`human`, the engine's label).
+pub(crate) fn game_tags<G: Game>(
+    event: &str,
+    human: HumanSide,
+    engine_label: &str,
+) -> Vec<(String, String)> {
+    let engine = format!("evalearn ({engine_label})");
+    let name = |side| {
+        if human.plays(side) {
+            "human".to_string()
+        } else {
+            engine.clone()
+        }
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    // "YYYY-MM-DD hh:mm:ss UTC" → "YYYY.MM.DD".
+    let date = crate::io::model::format_utc(now)[..10].replace('-', ".");
+    vec![
+        ("Event".to_string(), event.to_string()),
+        ("Site".to_string(), "evalearn".to_string()),
+        ("Date".to_string(), date),
+        (player_tag::<G>(Side::First), name(Side::First)),
+        (player_tag::<G>(Side::Second), name(Side::Second)),
+    ]
 }
 
 fn search_summary<G: CliGame>(pos: &G, result: &SearchResult<G>) -> String {

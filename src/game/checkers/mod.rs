@@ -272,6 +272,12 @@ impl Checkers {
             .next()
             .unwrap_or_default()
     }
+
+    /// Every path of a capture (its landing squares, ending with its end square): a
+    /// king may take the same pieces in different orders. Empty for a quiet move.
+    pub fn capture_paths(&self, mv: Move) -> Vec<Vec<Square>> {
+        notation::capture_paths(self, mv)
+    }
 }
 
 /// Folded 128-bit product (as in wyhash): every bit of either factor reaches every bit
