@@ -220,7 +220,7 @@ fn game_info<G: live::WebGame>() -> Value {
         "name": G::NAME,
         "names": [G::side_name(Side::First), G::side_name(Side::Second)],
         "builtins": G::BUILTINS,
-        "score_unit": G::SCORE_UNIT,
+        "score_unit": G::SCORE_UNITS,
         "start": G::start().format_position(),
         "extension": G::FILE_EXTENSION,
     })

@@ -23,13 +23,11 @@ use crate::game::kalah::{Kalah, PITS};
 use crate::game::{Game, GameRecord, GameSpec, GameStatus, Outcome, SavedGame, Side};
 use crate::io::model::ModelHeader;
 use crate::search::{
-    Iteration, Limits, SearchConfig, SearchResult, Searcher, Tablebase, WIN, WIN_THRESHOLD,
+    Iteration, Limits, SearchConfig, SearchResult, Searcher, Tablebase, format_score,
 };
 
 /// What the page needs of a game beyond the command line's view of it.
 pub(super) trait WebGame: CliGame {
-    /// What a score of 100 is: a man, a stone.
-    const SCORE_UNIT: &'static str;
     /// The pieces or stones of the position.
     fn board(&self) -> Value;
     /// The legal moves as the page enters them.
@@ -41,8 +39,6 @@ pub(super) trait WebGame: CliGame {
 }
 
 impl WebGame for Checkers {
-    const SCORE_UNIT: &'static str = "men";
-
     /// `pieces[n - 1]` is what stands on square n: `w`, `W` (king), `b`, `B` or null.
     fn board(&self) -> Value {
         let pieces: Vec<Value> = Square::all()
@@ -99,8 +95,6 @@ impl WebGame for Checkers {
 }
 
 impl WebGame for Kalah {
-    const SCORE_UNIT: &'static str = "stones";
-
     /// `pits[side][i]`: pit i + 1 of the side, counted from its owner's left.
     fn board(&self) -> Value {
         json!({
@@ -531,7 +525,7 @@ impl<G: WebGame> Live<G> {
             "side": side_key(pos.side_to_move()),
             "depth": result.depth,
             "score": result.score,
-            "score_text": score_text::<G>(result.score),
+            "score_text": format_score::<G>(result.score),
             "nodes": result.nodes.total(),
             "nps": nodes_per_second(result.nodes.total(), result.elapsed),
             "elapsed_ms": result.elapsed.as_millis() as u64,
@@ -556,7 +550,7 @@ impl<G: WebGame> LiveGame for Live<G> {
             "game": G::NAME,
             "variant": G::variant_name(pos.variant()),
             "names": [G::side_name(Side::First), G::side_name(Side::Second)],
-            "score_unit": G::SCORE_UNIT,
+            "score_unit": G::SCORE_UNITS,
             "human": human_key(self.human),
             "level": self.level.json(),
             "engine": {
@@ -708,18 +702,6 @@ impl<G: WebGame> LiveGame for Live<G> {
     }
 }
 
-/// A score for the side to move in the game's unit (`+1.25 men`, `-3 stones`), or the
-/// plies to a won or lost end.
-pub(super) fn score_text<G: WebGame>(score: i32) -> String {
-    if score >= WIN_THRESHOLD {
-        format!("win in {} plies", WIN - score)
-    } else if score <= -WIN_THRESHOLD {
-        format!("loss in {} plies", WIN + score)
-    } else {
-        format!("{:+.2} {}", f64::from(score) / 100.0, G::SCORE_UNIT)
-    }
-}
-
 /// The moves of a line from `pos`, in notation (stops at a move that is not legal, which
 /// a line from the search never has).
 fn pv_texts<G: Game>(pos: &G, pv: &[G::Move]) -> Vec<String> {
@@ -753,7 +735,7 @@ fn iteration_info<G: WebGame>(root: &G, iteration: &Iteration<G>) -> Value {
     json!({
         "depth": iteration.depth,
         "score": iteration.score,
-        "score_text": score_text::<G>(iteration.score),
+        "score_text": format_score::<G>(iteration.score),
         "nodes": nodes,
         "nps": nodes_per_second(nodes, iteration.elapsed),
         "elapsed_ms": iteration.elapsed.as_millis() as u64,
@@ -788,13 +770,5 @@ mod tests {
         // A depth-limited search stops at the time cap too.
         let limits = level(Some(4), None, None).limits(&config, Arc::default());
         assert_eq!(limits.movetime, Some(config.max_movetime));
-    }
-
-    #[test]
-    fn scores_are_in_the_games_units() {
-        assert_eq!(score_text::<Checkers>(125), "+1.25 men");
-        assert_eq!(score_text::<Kalah>(-300), "-3.00 stones");
-        assert_eq!(score_text::<Checkers>(WIN - 7), "win in 7 plies");
-        assert_eq!(score_text::<Kalah>(-(WIN - 8)), "loss in 8 plies");
     }
 }

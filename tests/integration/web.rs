@@ -289,7 +289,7 @@ fn a_kalah_turn_is_entered_sowing_by_sowing() {
             || replied["last_search"]["score_text"]
                 .as_str()
                 .unwrap()
-                .contains("plies")
+                .contains(" in ")
     );
     let download = client.get(&format!("/api/games/{game}/record"));
     let games = Kalah::read_games(Default::default(), &download.text()).unwrap();
