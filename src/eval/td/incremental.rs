@@ -7,7 +7,7 @@
 //! changes only where the board did). Nothing is computed on entering a position: an
 //! evaluation at ply `p` takes the nearest ply below with the needed side's sums up to
 //! date (the root, made from scratch, when none is) and brings each ply above it up to
-//! date from its parent by the inputs that changed ([`Inputs::for_each_input_change`]),
+//! date from its parent by the inputs that changed ([`Inputs::for_each_feature_change`]),
 //! or from scratch where the game says that is cheaper. Interior nodes whose subtree is
 //! never evaluated cost a copy of their position; the sums are exact integers, so the
 //! incremental value equals the from-scratch one bit for bit.
@@ -16,7 +16,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use super::Inputs;
-use super::quantised::{Accumulator, ActiveInputs, MAX_BLOCKS, QuantisedNet};
+use super::quantised::{Accumulator, ActiveFeatures, MAX_BLOCKS, QuantisedNet};
 use crate::eval::IncrementalEval;
 use crate::game::Side;
 
@@ -64,7 +64,7 @@ impl<G: Inputs> AccumulatorStack<G> {
             *acc = below[k - 1][s];
             let net = &self.net;
             let diffed =
-                self.positions[k - 1].for_each_input_change(&self.positions[k], side, |i, on| {
+                self.positions[k - 1].for_each_feature_change(&self.positions[k], side, |i, on| {
                     net.update(acc, i, on)
                 });
             if diffed {
@@ -76,7 +76,7 @@ impl<G: Inputs> AccumulatorStack<G> {
     }
 
     fn refresh(&mut self, ply: usize, side: Side) {
-        let active = ActiveInputs::of(&self.positions[ply], side);
+        let active = ActiveFeatures::of(&self.positions[ply], side);
         self.net.refresh(&mut self.sums[ply][side.index()], &active);
         self.current[ply][side.index()] = true;
     }
