@@ -6,17 +6,17 @@
 //! a move the other side's accumulator is the one read, and each side's accumulator
 //! changes only where the board did). Nothing is computed on entering a position: an
 //! evaluation at ply `p` takes the nearest ply below with the needed side's sums up to
-//! date and brings each ply above it up to date from its parent by the inputs that
-//! changed ([`Inputs::for_each_input_change`]), or from scratch when the game says that
-//! is cheaper or nothing below is up to date. Interior nodes whose subtree is never
-//! evaluated cost a copy of their position; the sums are exact integers, so the
+//! date (the root, made from scratch, when none is) and brings each ply above it up to
+//! date from its parent by the inputs that changed ([`Inputs::for_each_feature_change`]),
+//! or from scratch where the game says that is cheaper. Interior nodes whose subtree is
+//! never evaluated cost a copy of their position; the sums are exact integers, so the
 //! incremental value equals the from-scratch one bit for bit.
 
 use std::marker::PhantomData;
 use std::sync::Arc;
 
 use super::Inputs;
-use super::quantised::{Accumulator, ActiveInputs, MAX_BLOCKS, QuantisedNet};
+use super::quantised::{Accumulator, ActiveFeatures, MAX_BLOCKS, QuantisedNet};
 use crate::eval::IncrementalEval;
 use crate::game::Side;
 
@@ -44,31 +44,39 @@ impl<G: Inputs> AccumulatorStack<G> {
         }
     }
 
-    /// Brings `sums[ply][side]` up to date (`ply` is within the stack).
+    /// Brings `sums[ply][side]` up to date (`ply` is within the stack): from the nearest
+    /// ply below whose sums are, else from the root's sums made from scratch, bringing
+    /// every ply between up to date too, so that the siblings and cousins evaluated next
+    /// find a base one or two plies below them.
     #[inline]
     fn update(&mut self, ply: usize, side: Side) {
         let s = side.index();
-        let Some(base) = (0..=ply).rev().find(|&k| self.current[k][s]) else {
-            return self.refresh(ply, side);
+        let start = match (0..=ply).rev().find(|&k| self.current[k][s]) {
+            Some(base) => base + 1,
+            None => {
+                self.refresh(0, side);
+                1
+            }
         };
-        for k in base + 1..=ply {
+        for k in start..=ply {
             let (below, above) = self.sums.split_at_mut(k);
             let acc = &mut above[0][s];
             *acc = below[k - 1][s];
             let net = &self.net;
             let diffed =
-                self.positions[k - 1].for_each_input_change(&self.positions[k], side, |i, on| {
+                self.positions[k - 1].for_each_feature_change(&self.positions[k], side, |i, on| {
                     net.update(acc, i, on)
                 });
-            if !diffed {
-                return self.refresh(ply, side);
+            if diffed {
+                self.current[k][s] = true;
+            } else {
+                self.refresh(k, side);
             }
-            self.current[k][s] = true;
         }
     }
 
     fn refresh(&mut self, ply: usize, side: Side) {
-        let active = ActiveInputs::of(&self.positions[ply], side);
+        let active = ActiveFeatures::of(&self.positions[ply], side);
         self.net.refresh(&mut self.sums[ply][side.index()], &active);
         self.current[ply][side.index()] = true;
     }

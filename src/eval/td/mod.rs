@@ -88,6 +88,35 @@ pub trait Inputs: Game {
         let _ = (next, side, f);
         false
     }
+
+    /// Number of *features*: what the integer network ([`quantised`]) adds a first-layer
+    /// column for. Feature `f` stands for the inputs [`Inputs::feature_inputs`]`(f)`, all
+    /// 1 together, and its column is the sum of theirs, so a game whose inputs come in
+    /// runs (thermometers) sums one column per run instead of one per input. By default
+    /// every input is a feature of its own.
+    const FEATURES: usize = Self::INPUTS;
+    /// Most features of one position (at most [`MAX_ACTIVE`]).
+    const MAX_ACTIVE_FEATURES: usize = Self::MAX_ACTIVE;
+
+    /// The inputs feature `feature` stands for.
+    #[inline(always)]
+    fn feature_inputs(feature: usize) -> std::ops::Range<usize> {
+        feature..feature + 1
+    }
+
+    /// Calls `f` with every feature of the position with this board and `side` to move:
+    /// their inputs ([`Inputs::feature_inputs`]) are the position's inputs, each once.
+    #[inline(always)]
+    fn for_each_feature_as(&self, side: Side, f: impl FnMut(usize)) {
+        self.for_each_input_as(side, f)
+    }
+
+    /// [`Inputs::for_each_input_change`] in features: `f(feature, true)` for each feature
+    /// `next` has and this board has not, `f(feature, false)` for the reverse.
+    #[inline(always)]
+    fn for_each_feature_change(&self, next: &Self, side: Side, f: impl FnMut(usize, bool)) -> bool {
+        self.for_each_input_change(next, side, f)
+    }
 }
 
 /// Bucket of `measure` ∈ `0..=max` among `phases` equal ranges (the last one may be
@@ -217,7 +246,14 @@ impl MlpWeights {
     /// set, a hidden size in `1..=MAX_HIDDEN`, phases in `1..=MAX_PHASES`, every vector's
     /// length, every value finite.
     pub fn validate<G: Inputs>(&self) -> Result<(), String> {
-        const { assert!(G::INPUTS <= MAX_INPUTS && G::MAX_ACTIVE <= MAX_ACTIVE) };
+        const {
+            assert!(
+                G::INPUTS <= MAX_INPUTS
+                    && G::MAX_ACTIVE <= MAX_ACTIVE
+                    && G::FEATURES <= MAX_INPUTS
+                    && G::MAX_ACTIVE_FEATURES <= MAX_ACTIVE
+            )
+        };
         if self.features != G::INPUT_SET_ID {
             return Err(format!(
                 "network for inputs '{}', this build computes '{}' for {}",

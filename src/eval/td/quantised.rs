@@ -45,12 +45,15 @@ pub struct QuantisedNet {
     blocks: usize,
     /// `log2 Q1`.
     shift1: u32,
-    /// `W1` column-major by blocks: `columns[i * blocks + b][k]` = `Q1 · W1[16b + k][i]`.
+    /// `W1` by feature ([`Inputs::FEATURES`]), column-major by blocks:
+    /// `columns[f * blocks + b][k]` = the sum of `Q1 · W1[16b + k][i]` over the inputs `i`
+    /// of feature `f`.
     columns: Vec<[i16; BLOCK]>,
     /// `Q1 · b1`, padded with zeros.
     b1: Accumulator,
-    /// `w2 · 100 · 2^W2_BITS`, `phases × hidden` values (head φ from `φ · hidden`).
-    w2: Vec<i32>,
+    /// `w2 · 100 · 2^W2_BITS` by blocks of hidden units, padded with zeros: head φ is
+    /// `w2[φ · blocks..(φ + 1) · blocks]`.
+    w2: Vec<[i32; BLOCK]>,
     /// `b2 · 100 · 2^(H_BITS + W2_BITS)`, one per phase.
     b2: Vec<i64>,
     /// `sigmoid[s + 12·Q1]` = `round(σ(s / Q1) · 2^H_BITS)` for `|s| ≤ 12·Q1`.
@@ -71,12 +74,16 @@ impl QuantisedNet {
         })?;
         let q1 = (1u32 << shift1) as f32;
         let quantise = |w: f32| (w * q1).round() as i16;
-        let mut columns = vec![[0i16; BLOCK]; G::INPUTS * blocks];
+        // A feature's column: the sum of its inputs' rounded weights (wrapping, as the
+        // accumulators add; every sum a position makes fits, so this is exact).
+        let mut columns = vec![[0i16; BLOCK]; G::FEATURES * blocks];
         let mut b1 = [[0i16; BLOCK]; MAX_BLOCKS];
         for j in 0..hidden {
-            for i in 0..G::INPUTS {
-                columns[i * blocks + j / BLOCK][j % BLOCK] =
-                    quantise(weights.w1[j * G::INPUTS + i]);
+            let row = &weights.w1[j * G::INPUTS..(j + 1) * G::INPUTS];
+            for f in 0..G::FEATURES {
+                columns[f * blocks + j / BLOCK][j % BLOCK] = G::feature_inputs(f)
+                    .map(|i| quantise(row[i]))
+                    .fold(0, i16::wrapping_add);
             }
             b1[j / BLOCK][j % BLOCK] = quantise(weights.b1[j]);
         }
@@ -95,10 +102,15 @@ impl QuantisedNet {
             b1,
             // `as` saturates: an output weight beyond ±83,000 (no trained network has
             // one) would be cut, not wrap.
-            w2: weights
-                .w2
-                .iter()
-                .map(|&w| (w * w2_scale).round() as i32)
+            w2: (0..weights.phases)
+                .flat_map(|phase| weights.head(phase).chunks(BLOCK))
+                .map(|chunk| {
+                    let mut block = [0; BLOCK];
+                    for (q, &w) in block.iter_mut().zip(chunk) {
+                        *q = (w * w2_scale).round() as i32;
+                    }
+                    block
+                })
                 .collect(),
             b2: weights
                 .b2
@@ -114,7 +126,7 @@ impl QuantisedNet {
         self.shift1
     }
 
-    /// The sums of the active inputs `active` (each an input index): `b1` plus their
+    /// The sums of the active features `active` (each a feature index): `b1` plus their
     /// columns, one block of hidden units at a time so its 16 sums stay in registers.
     #[inline]
     pub fn refresh(&self, acc: &mut Accumulator, active: &[usize]) {
@@ -126,7 +138,7 @@ impl QuantisedNet {
         }
     }
 
-    /// Adds (`on`) or removes input `i`'s column.
+    /// Adds (`on`) or removes feature `i`'s column.
     #[inline]
     pub fn update(&self, acc: &mut Accumulator, i: usize, on: bool) {
         let column = &self.columns[i * self.blocks..(i + 1) * self.blocks];
@@ -160,10 +172,17 @@ impl QuantisedNet {
         let span = SPAN << self.shift1;
         let phase = phase.min(self.phases - 1);
         let mut total = self.b2[phase];
-        let head = &self.w2[phase * self.hidden..(phase + 1) * self.hidden];
-        for (j, &w2) in head.iter().enumerate() {
-            let s = i32::from(acc[j / BLOCK][j % BLOCK]).clamp(-span, span);
-            total += i64::from(w2) * i64::from(self.sigmoid[(s + span) as usize]);
+        let head = &self.w2[phase * self.blocks..(phase + 1) * self.blocks];
+        for (sums, weights) in acc.iter().zip(head) {
+            // The table indices of a block first (a vector loop), then the lookups. Units
+            // past `hidden` have weight 0.
+            let mut index = [0u32; BLOCK];
+            for (i, &s) in index.iter_mut().zip(sums) {
+                *i = (i32::from(s).clamp(-span, span) + span) as u32;
+            }
+            for (&i, &w2) in index.iter().zip(weights) {
+                total += i64::from(w2) * i64::from(self.sigmoid[i as usize]);
+            }
         }
         let shift = H_BITS + W2_BITS;
         let centi = (total + (1 << (shift - 1))) >> shift;
@@ -174,7 +193,7 @@ impl QuantisedNet {
     #[inline]
     pub fn evaluate<G: Inputs>(&self, pos: &G) -> i32 {
         let mut acc = [[0; BLOCK]; MAX_BLOCKS];
-        self.refresh(&mut acc, &ActiveInputs::of(pos, pos.side_to_move()));
+        self.refresh(&mut acc, &ActiveFeatures::of(pos, pos.side_to_move()));
         self.output(&acc, self.phase_of(pos))
     }
 
@@ -195,21 +214,22 @@ fn add(sums: &mut [i16; BLOCK], column: &[i16; BLOCK]) {
     }
 }
 
-/// The active inputs of a position from one side's point of view, listed on the stack.
-pub struct ActiveInputs {
+/// The features of a position from one side's point of view ([`Inputs::for_each_feature_as`]),
+/// listed on the stack.
+pub struct ActiveFeatures {
     list: [usize; MAX_ACTIVE],
     count: usize,
 }
 
-impl ActiveInputs {
+impl ActiveFeatures {
     #[inline]
-    pub fn of<G: Inputs>(pos: &G, side: Side) -> ActiveInputs {
-        let mut active = ActiveInputs {
+    pub fn of<G: Inputs>(pos: &G, side: Side) -> ActiveFeatures {
+        let mut active = ActiveFeatures {
             list: [0; MAX_ACTIVE],
             count: 0,
         };
-        pos.for_each_input_as(side, |i| {
-            // At most `G::MAX_ACTIVE` ≤ `MAX_ACTIVE` inputs are 1.
+        pos.for_each_feature_as(side, |i| {
+            // At most `G::MAX_ACTIVE_FEATURES` ≤ `MAX_ACTIVE` features.
             if let Some(slot) = active.list.get_mut(active.count) {
                 *slot = i;
                 active.count += 1;
@@ -219,7 +239,7 @@ impl ActiveInputs {
     }
 }
 
-impl std::ops::Deref for ActiveInputs {
+impl std::ops::Deref for ActiveFeatures {
     type Target = [usize];
     fn deref(&self) -> &[usize] {
         &self.list[..self.count]

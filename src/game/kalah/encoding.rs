@@ -27,6 +27,8 @@
 //! `15p + k − 1` for `c ≥ k`, `k = 1..15`; the opponent's pits follow at 90; then the own
 //! store `≥ k` for `k = 1..36` (180..215), the opponent's store (216..251), and input 252,
 //! 1 when A is to move. At most 73 inputs are 1: every stone counts once, at most.
+//! The integer network sums one column per thermometer, not per input: its features
+//! ([`Inputs::FEATURES`]) are the thermometers' levels, at most 15 in a position.
 
 use super::{A, Kalah, PITS};
 use crate::eval::glem::{Atoms, MAX_SLOTS, Phases, Region};
@@ -228,32 +230,62 @@ impl Inputs for Kalah {
         }
     }
 
-    /// Each pit's and store's thermometer changes between its two counts; listed unless
-    /// they outnumber `next`'s inputs (a long sowing, or a capture of many stones).
+    /// One feature per thermometer level: feature `first + level − 1` of a thermometer
+    /// (the index of its last input that is 1) stands for its inputs `first..first +
+    /// level`, so a position has one feature per non-empty pit or store and the side's.
+    const FEATURES: usize = Self::INPUTS;
+    const MAX_ACTIVE_FEATURES: usize = PIT_SLOTS + 2 + 1;
+
     #[inline(always)]
-    fn for_each_input_change(
+    fn feature_inputs(feature: usize) -> std::ops::Range<usize> {
+        let first = match feature {
+            f if f < STORE_INPUTS => f - f % PIT_LEVELS,
+            f if f < SIDE_INPUT => f - (f - STORE_INPUTS) % STORE_LEVELS,
+            f => f,
+        };
+        first..feature + 1
+    }
+
+    #[inline(always)]
+    fn for_each_feature_as(&self, side: Side, mut f: impl FnMut(usize)) {
+        for &(first, level) in &levels(self, side) {
+            if level > 0 {
+                f(first + level - 1);
+            }
+        }
+        if side == A {
+            f(SIDE_INPUT);
+        }
+    }
+
+    /// The thermometers whose level changed: the old level's feature off, the new one's
+    /// on. Listed unless that is more than `next`'s features (a long sowing).
+    #[inline(always)]
+    fn for_each_feature_change(
         &self,
         next: &Self,
         side: Side,
         mut f: impl FnMut(usize, bool),
     ) -> bool {
-        let (mut changes, mut active) = (0, 0);
         let (before, after) = (levels(self, side), levels(next, side));
+        let (mut changes, mut active) = (0, 0);
         for (&(_, was), &(_, is)) in before.iter().zip(&after) {
-            changes += was.abs_diff(is);
-            active += is;
+            if was != is {
+                changes += usize::from(was > 0) + usize::from(is > 0);
+            }
+            active += usize::from(is > 0);
         }
         if changes > active {
             return false;
         }
-        for (&(slot, was), &(_, is)) in before.iter().zip(&after) {
-            let (low, high, on) = if was < is {
-                (was, is, true)
-            } else {
-                (is, was, false)
-            };
-            for k in low..high {
-                f(slot + k, on);
+        for (&(first, was), &(_, is)) in before.iter().zip(&after) {
+            if was != is {
+                if was > 0 {
+                    f(first + was - 1, false);
+                }
+                if is > 0 {
+                    f(first + is - 1, true);
+                }
             }
         }
         true
@@ -400,5 +432,58 @@ mod tests {
         assert!(active.len() <= Kalah::MAX_ACTIVE);
         let start = active_inputs(&Kalah::start());
         assert_eq!(start.len(), 72 + 1);
+    }
+
+    /// The features of a position, each expanded to its inputs (in the order listed).
+    fn feature_expansion(pos: &Kalah, side: Side) -> Vec<usize> {
+        let mut inputs = Vec::new();
+        let mut count = 0;
+        pos.for_each_feature_as(side, |f| {
+            inputs.extend(Kalah::feature_inputs(f));
+            count += 1;
+        });
+        assert!(count <= Kalah::MAX_ACTIVE_FEATURES);
+        inputs
+    }
+
+    #[test]
+    fn features_stand_for_the_inputs_and_their_changes_lead_from_one_to_the_next() {
+        let mut moves = <Kalah as Game>::Moves::default();
+        let mut rng = crate::rng::stream(11, 0);
+        for game in 0..40 {
+            let mut pos = Kalah::start();
+            for _ in 0..200 {
+                for side in [A, B] {
+                    let mut inputs = Vec::new();
+                    pos.for_each_input_as(side, |i| inputs.push(i));
+                    assert_eq!(feature_expansion(&pos, side), inputs, "game {game}");
+                }
+                pos.legal_moves(&mut moves);
+                if moves.is_empty() {
+                    break;
+                }
+                let next = pos.play(moves[rand::RngExt::random_range(&mut rng, 0..moves.len())]);
+                for side in [A, B] {
+                    let mut features = Vec::new();
+                    pos.for_each_feature_as(side, |f| features.push(f));
+                    let listed = pos.for_each_feature_change(&next, side, |f, on| {
+                        if on {
+                            assert!(!features.contains(&f));
+                            features.push(f);
+                        } else {
+                            let at = features.iter().position(|&g| g == f).unwrap();
+                            features.swap_remove(at);
+                        }
+                    });
+                    if listed {
+                        let mut expected = Vec::new();
+                        next.for_each_feature_as(side, |f| expected.push(f));
+                        features.sort_unstable();
+                        assert_eq!(features, expected);
+                    }
+                }
+                pos = next;
+            }
+        }
     }
 }
