@@ -418,8 +418,9 @@ fn dataset_of<G: CliGame>(
                 }
                 games.extend(data.games);
             }
+            // Its errors are the inputs' (a game in two of them); --out was checked above.
             Dataset::write_sorted(&out, &name, &games)
-                .map_err(|e| CliError::failure(format!("--out: {e}")))?;
+                .map_err(|e| CliError::input(e.to_string()))?;
             println!("merged {} games into {}", games.len(), out.display());
             Ok(())
         }
