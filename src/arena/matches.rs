@@ -17,6 +17,18 @@ use crate::rng;
 use crate::search::time::Clock;
 use crate::search::{Limits, SearchResult};
 
+/// Plies after which a game stops as a draw, in every command that plays games (the
+/// default of `match`, `tournament`, `selfplay` and of a training config's `ply_cap`).
+/// Draughts games end earlier by their draw rules, Kalah games by the rules themselves:
+/// the cap only stops the rare endless one.
+pub const DEFAULT_PLY_CAP: u32 = 200;
+
+/// Transposition table of each engine in each worker, in MiB, in every command that
+/// plays many games at once (`match`, `tournament`, `selfplay`, training's self-play):
+/// small, because every worker holds one per engine and the tables of two workers must
+/// share the cache (8 MiB tables cost a sixth of the speed of two threads).
+pub const GAMES_TT_MIB: u64 = 2;
+
 /// How a match is played.
 #[derive(Clone, Debug)]
 pub struct MatchConfig {

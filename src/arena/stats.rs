@@ -470,7 +470,7 @@ impl Sample {
 ///   (e.g. 10 wins out of 10 → score 0.95 → +511.5); the interval bounds are clamped
 ///   the same way;
 /// - LOS is ½ only when the variance about ½ is 0, i.e. no games or all draws.
-#[derive(Clone, Copy, PartialEq, Debug, Serialize)]
+#[derive(Clone, Copy, PartialEq, Debug)]
 pub struct Estimate {
     /// Games played (2·pairs for a pentanomial estimate).
     pub games: u64,
@@ -520,6 +520,104 @@ impl Estimate {
             los,
             draw_ratio,
         }
+    }
+}
+
+impl Estimate {
+    /// Why these games give no Elo estimate worth printing, or `None` when they do.
+    /// With no games, a single pair, or every game (every pair) of one result, the
+    /// sample's variance is 0: the interval would collapse onto the point and claim a
+    /// certainty a handful of games cannot give (and all wins or all losses would show
+    /// only the clamp of [`score_for_elo`]).
+    pub fn unmeasured(&self) -> Option<String> {
+        let n = self.games;
+        if n == 0 {
+            return Some("no games".to_string());
+        }
+        if self.elo_low < self.elo_high {
+            return None;
+        }
+        let all = |what: &str| match n {
+            1 => format!("the only game {what}"),
+            2 => format!("both games {what}"),
+            _ => format!("all {n} games {what}"),
+        };
+        Some(if self.score >= 1.0 {
+            all("won")
+        } else if self.score <= 0.0 {
+            all("lost")
+        } else if self.draw_ratio == Some(1.0) {
+            all("drawn")
+        } else if n <= 2 {
+            "a single pair".to_string()
+        } else {
+            // Every pair scored the same, e.g. each won once and lost once.
+            let half_points = (4.0 * self.score).round() as u32;
+            format!(
+                "all {} pairs scored {}–{}",
+                n / 2,
+                points_text(half_points),
+                points_text(4 - half_points)
+            )
+        })
+    }
+
+    /// The 95% interval's ends rounded outwards to `decimals` places (the low end down,
+    /// the high end up): what is printed is never narrower than what was computed.
+    /// `None` when the games give no estimate ([`Estimate::unmeasured`]).
+    pub fn interval_rounded(&self, decimals: i32) -> Option<(f64, f64)> {
+        if self.unmeasured().is_some() {
+            return None;
+        }
+        let scale = 10f64.powi(decimals);
+        // `+ 0.0` turns a −0 into 0, so that it prints as +0.
+        Some((
+            (self.elo_low * scale).floor() / scale + 0.0,
+            (self.elo_high * scale).ceil() / scale + 0.0,
+        ))
+    }
+
+    /// Elo and interval as the reports print them, `+12.3 [-4.6, +29.1]` (with
+    /// `decimals` places), or why there is none: `n/a (all 2 games drawn)`.
+    pub fn elo_text(&self, decimals: usize) -> String {
+        match (self.interval_rounded(decimals as i32), self.unmeasured()) {
+            (Some((low, high)), _) => {
+                format!(
+                    "{:+.decimals$} [{low:+.decimals$}, {high:+.decimals$}]",
+                    self.elo
+                )
+            }
+            (None, why) => format!("n/a ({})", why.unwrap_or_default()),
+        }
+    }
+}
+
+/// As JSON: the fields, but no Elo or interval when the games give none (`null`, with
+/// `unmeasured` saying why), so that no reader takes a collapsed interval for certainty.
+impl Serialize for Estimate {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let why = self.unmeasured();
+        let measured = |value: f64| why.is_none().then_some(value);
+        let mut s = serializer.serialize_struct("Estimate", 8)?;
+        s.serialize_field("games", &self.games)?;
+        s.serialize_field("score", &self.score)?;
+        s.serialize_field("elo", &measured(self.elo))?;
+        s.serialize_field("elo_low", &measured(self.elo_low))?;
+        s.serialize_field("elo_high", &measured(self.elo_high))?;
+        s.serialize_field("unmeasured", &why)?;
+        s.serialize_field("los", &self.los)?;
+        s.serialize_field("draw_ratio", &self.draw_ratio)?;
+        s.end()
+    }
+}
+
+/// Points of a pair from half points: `0`, `½`, `1`, `1½`, `2`.
+fn points_text(half_points: u32) -> String {
+    match (half_points / 2, half_points % 2) {
+        (0, 1) => "½".to_string(),
+        (whole, 1) => format!("{whole}½"),
+        (whole, _) => whole.to_string(),
     }
 }
 
@@ -1063,6 +1161,73 @@ mod tests {
         assert_close(e.elo_high, 400.0 * 19f64.log10(), 1e-9);
         assert_close(e.elo, 400.0 * 9f64.log10(), 1e-9);
         assert_finite(&e);
+    }
+
+    #[test]
+    fn zero_width_intervals_are_never_given() {
+        let text = |e: Estimate| e.elo_text(1);
+        assert_eq!(text(MatchTally::default().estimate()), "n/a (no games)");
+        let pairs = |pairs: &[(GameResult, GameResult)]| {
+            MatchTally::from_pairs(pairs.iter().copied()).estimate()
+        };
+        use GameResult::{Draw, Loss, Win};
+        assert_eq!(text(pairs(&[(Draw, Draw)])), "n/a (both games drawn)");
+        assert_eq!(text(pairs(&[(Win, Loss)])), "n/a (a single pair)");
+        assert_eq!(text(pairs(&[(Loss, Loss); 20])), "n/a (all 40 games lost)");
+        assert_eq!(text(pairs(&[(Win, Win); 3])), "n/a (all 6 games won)");
+        assert_eq!(
+            text(pairs(&[(Win, Loss), (Draw, Draw), (Loss, Win)])),
+            "n/a (all 3 pairs scored 1–1)"
+        );
+        assert_eq!(
+            text(pairs(&[(Draw, Loss), (Loss, Draw)])),
+            "n/a (all 2 pairs scored ½–1½)"
+        );
+        assert_eq!(
+            Trinomial::new(1, 0, 0).estimate().unmeasured().as_deref(),
+            Some("the only game won")
+        );
+        // Every other small match has an interval of positive width, also as printed.
+        for counts in (0..4u64.pow(5)).map(|i| {
+            let mut c = [0; 5];
+            (0..5).fold(i, |rest, k| {
+                c[k] = rest % 4;
+                rest / 4
+            });
+            c
+        }) {
+            let e = Pentanomial::new(counts).estimate();
+            match e.interval_rounded(1) {
+                Some((low, high)) => {
+                    assert!(low < high, "{counts:?}: {e:?}");
+                    assert!(low <= e.elo && e.elo <= high, "{counts:?}: {e:?}");
+                    assert!(!e.elo_text(1).contains("n/a"), "{counts:?}");
+                }
+                None => assert!(e.elo_text(1).starts_with("n/a ("), "{counts:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn printed_intervals_are_rounded_outwards() {
+        let e = Estimate {
+            games: 100,
+            score: 0.5,
+            elo: 0.015,
+            elo_low: 0.01,
+            elo_high: 0.02,
+            los: 0.5,
+            draw_ratio: None,
+        };
+        assert_eq!(e.elo_text(1), "+0.0 [+0.0, +0.1]");
+        let e = Estimate {
+            elo: -3.3,
+            elo_low: -3.31,
+            elo_high: -3.29,
+            ..e
+        };
+        assert_eq!(e.elo_text(1), "-3.3 [-3.4, -3.2]");
+        assert_eq!(e.elo_text(0), "-3 [-4, -3]");
     }
 
     #[test]

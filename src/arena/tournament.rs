@@ -92,17 +92,20 @@ pub fn markdown(
     );
     for r in results {
         let e = &r.estimate;
+        let elo = match (e.interval_rounded(0), e.unmeasured()) {
+            (Some((low, high)), _) => {
+                format!("{} [{}, {}]", signed(e.elo), signed(low), signed(high))
+            }
+            (None, why) => format!("n/a ({})", why.unwrap_or_default()),
+        };
         text.push_str(&format!(
-            "| {} | {} | {}–{}–{} | {:.1}% | {} [{}, {}] |\n",
+            "| {} | {} | {}–{}–{} | {:.1}% | {elo} |\n",
             names[r.a],
             names[r.b],
             r.games.wins,
             r.games.draws,
             r.games.losses,
             100.0 * e.score,
-            signed(e.elo),
-            signed(e.elo_low),
-            signed(e.elo_high)
         ));
     }
     let mut order: Vec<usize> = (0..names.len()).collect();
@@ -144,6 +147,19 @@ mod tests {
             games,
             estimate: games.estimate(),
         }
+    }
+
+    #[test]
+    fn a_pairing_of_one_result_has_no_interval_in_the_table() {
+        let names = vec!["a".to_string(), "b".to_string()];
+        let results = [result(0, 1, 0, 4, 0), result(0, 1, 3, 0, 1)];
+        let table = markdown(&names, &results, &[0.0, 0.0], 0);
+        assert!(
+            table.contains("| 0–4–0 | 50.0% | n/a (all 4 games drawn) |"),
+            "{table}"
+        );
+        let row = table.lines().find(|l| l.contains("| 3–0–1 |")).unwrap();
+        assert!(row.contains(" [") && !row.contains("n/a"), "{table}");
     }
 
     #[test]

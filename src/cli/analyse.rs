@@ -32,7 +32,8 @@ pub struct AnalyseArgs {
     /// Time for the whole search, in milliseconds
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     movetime: Option<u64>,
-    /// Transposition table size in MiB
+    /// Transposition table in MiB (64, as play and hub: one search at a time; commands
+    /// that play many games at once default to 2 per engine and worker)
     #[arg(long = "tt-mb", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=MAX_TT_MIB as u64))]
     tt_mb: u64,
     /// Print draughts moves in algebraic notation

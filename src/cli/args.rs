@@ -1,6 +1,6 @@
 //! Argument groups several commands share: search limits, openings, evaluator specs.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Args;
@@ -16,8 +16,9 @@ use crate::search::{Limits, MAX_PLY};
 /// `--game`: which game (and variant) a command plays.
 #[derive(Args, Debug, Clone, Default)]
 pub struct GameArg {
-    /// Game: brazilian, kalah, or kalah:PITS:STONES[:empty-capture] (e.g. kalah:6:4);
-    /// learnt from the model files given when absent, else brazilian
+    /// Game: brazilian, kalah (6 pits a side, 6 stones a pit), or
+    /// kalah:6:STONES[:empty-capture] with 1..=6 stones a pit (e.g. kalah:6:4); learnt
+    /// from the model files given when absent, else brazilian
     #[arg(long)]
     pub game: Option<String>,
 }
@@ -192,4 +193,95 @@ pub fn advance(bar: &indicatif::ProgressBar, what: &str) {
             );
         }
     }
+}
+
+/// The spelling of a flag the user typed: `flag` or one of its `aliases` (`--position`
+/// or `--fen`), whichever came last on the command line (clap keeps the last), else
+/// `flag`. Messages name the flag as typed.
+pub fn typed_flag(flag: &'static str, aliases: &[&'static str]) -> &'static str {
+    let mut typed = flag;
+    for arg in std::env::args_os().skip(1) {
+        let arg = arg.to_string_lossy();
+        if arg == "--" {
+            break;
+        }
+        let given = |name: &str| {
+            arg.strip_prefix(name)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
+        };
+        if let Some(name) = std::iter::once(&flag).chain(aliases).find(|n| given(n)) {
+            typed = name;
+        }
+    }
+    typed
+}
+
+/// Checks, before any work is done, that the file `path` given by `flag` can be
+/// written: not a folder, in a folder that exists and takes a new file. A path that
+/// cannot be used is bad input (exit status 2), said with the flag.
+pub fn check_output(flag: &str, path: &Path) -> Result<(), CliError> {
+    let bad = |why: String| CliError::input(format!("{flag} {}: {why}", path.display()));
+    if path.is_dir() {
+        return Err(bad("is a folder; give a file name".to_string()));
+    }
+    let Some(name) = path.file_name() else {
+        return Err(bad("names no file".to_string()));
+    };
+    // Files are written beside their final name and renamed (atomically), so a new file
+    // in the folder is what writing needs.
+    writable_folder(parent_folder(path), &name.to_string_lossy()).map_err(bad)
+}
+
+/// Checks, before any work is done, that the folder `path` given by `flag` can hold the
+/// files a command writes: an existing folder that takes a new file, or a new folder
+/// in an existing one. Exit status 2, with the flag, when not.
+pub fn check_output_folder(flag: &str, path: &Path) -> Result<(), CliError> {
+    let bad = |why: String| CliError::input(format!("{flag} {}: {why}", path.display()));
+    if path.is_dir() {
+        writable_folder(path, "folder").map_err(bad)
+    } else if path.exists() {
+        Err(bad("is a file, not a folder".to_string()))
+    } else {
+        writable_folder(parent_folder(path), "folder").map_err(bad)
+    }
+}
+
+/// The folder a path is in (`.` for a bare name).
+fn parent_folder(path: &Path) -> &Path {
+    match path.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder,
+        _ => Path::new("."),
+    }
+}
+
+/// Whether `folder` exists and takes a new file: tried with a probe file named after
+/// `name`, removed at once.
+fn writable_folder(folder: &Path, name: &str) -> Result<(), String> {
+    if !folder.is_dir() {
+        return Err(format!("the folder {} does not exist", folder.display()));
+    }
+    let probe = folder.join(format!(".{name}.evalearn-check-{}", std::process::id()));
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) => Err(format!("cannot write in {}: {e}", folder.display())),
+    }
+}
+
+/// Writes `bytes` to the output file of `flag` atomically; a failure (checked for
+/// with [`check_output`] before the work, so a full disk, say) names the flag.
+pub fn write_output(flag: &str, path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    crate::io::write_atomic(path, bytes)
+        .map_err(|e| CliError::failure(format!("{flag} {}: cannot write: {e}", path.display())))
+}
+
+/// `n` and the word for it, singular or plural as `n` asks (`1 pair`, `2 pairs`).
+pub fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

@@ -77,7 +77,8 @@ pub struct BuildArgs {
     /// Worker threads (default: one per core); the book does not depend on it
     #[arg(long, default_value_t = 0)]
     threads: usize,
-    /// Transposition table of each worker, in MiB
+    /// Transposition table of each worker, in MiB (more than match's 2: every book
+    /// position is searched to --depth, deeper than a game's moves usually are)
     #[arg(long = "tt-mb", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=4096))]
     tt_mb: u64,
     /// The book file to write
@@ -96,6 +97,7 @@ pub fn read_book<G: Game>(variant: G::Variant, path: &Path) -> Result<Arc<Book<G
 pub fn book(args: BookArgs) -> Result<(), CliError> {
     match args.command {
         BookCommand::Build(args) => {
+            super::args::check_output("--out", &args.out)?;
             let spec = eval_spec("--eval", &args.eval)?;
             let game = args.game.resolve(&[&spec])?;
             with_game!(game, build_of(args, spec))
@@ -176,7 +178,7 @@ fn build_of<G: CliGame>(
     .map_err(CliError::failure)?;
     bar.finish_and_clear();
     book.write(&args.out)
-        .map_err(|e| CliError::failure(e.to_string()))?;
+        .map_err(|e| CliError::failure(format!("--out: {e}")))?;
     let bytes = std::fs::metadata(&args.out).map_or(0, |m| m.len());
     let moves: usize = book.positions().map(|(_, m)| m.len()).sum();
     let per_ply: Vec<String> = report.per_ply.iter().map(usize::to_string).collect();

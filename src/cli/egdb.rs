@@ -69,7 +69,10 @@ pub fn egdb(args: EgdbArgs) -> Result<(), CliError> {
             pieces,
             out,
             threads,
-        } => with_pool(threads, || build(pieces, &out)),
+        } => {
+            super::args::check_output_folder("--out", &out)?;
+            with_pool(threads, || build(pieces, &out))
+        }
         EgdbCommand::Probe {
             fen,
             dir,
@@ -379,9 +382,10 @@ impl EgdbGame for Kalah {
 }
 
 impl EgdbOption {
-    /// The database the command plays with: `--egdb DIR`, else the default folder if it
-    /// exists (and the game has databases), else none. Problems are reported on stderr
-    /// and the command plays on without the damaged slices (or without any).
+    /// The database the command plays with: `--egdb DIR` (which must be a folder), else
+    /// the default folder if it exists (and the game has databases), else none. Problems
+    /// with its slices are reported on stderr and the command plays on without the
+    /// damaged slices (or without any).
     pub fn load<G: EgdbGame>(&self) -> Result<Option<Arc<dyn Tablebase<G>>>, CliError> {
         let (tablebase, notes) = self.open::<G>()?;
         for note in notes {
@@ -411,6 +415,13 @@ impl EgdbOption {
         let Some(dir) = self.folder::<G>() else {
             return Ok((None, Vec::new()));
         };
+        // A folder typed by the user must be there (the default one only when it is).
+        if G::DATABASES && self.egdb.is_some() && !dir.is_dir() {
+            return Err(CliError::input(format!(
+                "--egdb {}: no such folder",
+                dir.display()
+            )));
+        }
         let opened = G::open_tablebase(&dir).map_err(CliError::input)?;
         let mut notes: Vec<String> = opened
             .problems

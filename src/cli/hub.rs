@@ -18,7 +18,7 @@ pub struct HubArgs {
     /// Evaluator: `material` or a model file path (default: material)
     #[arg(long)]
     eval: Option<String>,
-    /// Transposition table in MiB (Hub parameter `hash`)
+    /// Transposition table in MiB (Hub parameter `hash`; 64, as play and analyse)
     #[arg(long = "tt-mb", default_value_t = 64,
           value_parser = clap::value_parser!(u64).range(1..=MAX_HASH_MIB as u64))]
     tt_mb: u64,

@@ -5,15 +5,18 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use clap::Args;
+use clap::{ArgGroup, Args};
 
 use super::args::{
-    GameArg, LimitArgs, OpeningArgs, advance, eval_spec, load_evaluator, progress_bar,
+    GameArg, LimitArgs, OpeningArgs, advance, check_output, counted, eval_spec, load_evaluator,
+    progress_bar, typed_flag, write_output,
 };
 use super::book::read_book;
 use super::egdb::EgdbOption;
 use super::{CliError, CliGame};
-use crate::arena::matches::{MatchConfig, MatchOutcome, PairResult, TimeControl, run_match};
+use crate::arena::matches::{
+    DEFAULT_PLY_CAP, GAMES_TT_MIB, MatchConfig, MatchOutcome, PairResult, TimeControl, run_match,
+};
 use crate::arena::players::{Contender, Engine, Player};
 use crate::arena::stats::{GameResult, SprtParams};
 use crate::book::player::BookContender;
@@ -23,6 +26,11 @@ use crate::search::{Limits, MAX_PLY, SearchConfig, Tablebase};
 use crate::with_game;
 
 #[derive(Args, Debug)]
+// One limit per move for both engines, and at most one more for each engine alone: two
+// limits at once would leave the reader guessing which one stopped the search.
+#[command(group(ArgGroup::new("limit").args(["depth", "nodes", "movetime"]).multiple(false)))]
+#[command(group(ArgGroup::new("a_limit").args(["a_depth", "a_nodes", "a_movetime"]).multiple(false)))]
+#[command(group(ArgGroup::new("b_limit").args(["b_depth", "b_nodes", "b_movetime"]).multiple(false)))]
 pub struct MatchArgs {
     #[command(flatten)]
     game: GameArg,
@@ -107,13 +115,16 @@ pub struct MatchArgs {
     /// Sequential test ELO0,ELO1,ALPHA,BETA (e.g. 0,10,0.05,0.05): stop once decided
     #[arg(long)]
     sprt: Option<String>,
-    /// Plies after which a game stops, counted as a draw
-    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    /// Plies after which a game stops, counted as a draw (the same default everywhere,
+    /// training configs' ply_cap included)
+    #[arg(long, default_value_t = DEFAULT_PLY_CAP, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     ply_cap: u32,
-    /// Transposition table of each engine in each worker, in MiB
-    #[arg(long = "tt-mb", default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    /// Transposition table of each engine in each worker, in MiB (small, as in training's
+    /// self-play: the workers' tables share the cache; play, analyse and hub search one
+    /// position at a time and default to 64)
+    #[arg(long = "tt-mb", default_value_t = GAMES_TT_MIB, value_parser = clap::value_parser!(u64).range(1..=4096))]
     tt_mb: u64,
-    /// Also write the games to a game file (PDN for draughts, the seed's record form
+    /// Also write the games to a game file (PDN for draughts, the .klh record
     /// for Kalah)
     #[arg(long, visible_alias = "pdn")]
     record: Option<PathBuf>,
@@ -225,6 +236,12 @@ impl<G: CliGame> Contender<G> for MatchSide<G> {
 }
 
 pub fn run(args: MatchArgs) -> Result<(), CliError> {
+    if let Some(path) = &args.record {
+        check_output(typed_flag("--record", &["--pdn"]), path)?;
+    }
+    if let Some(path) = &args.json {
+        check_output("--json", path)?;
+    }
     let spec_a = SideSpec::parse("--a", &args.a)?;
     let spec_b = SideSpec::parse("--b", &args.b)?;
     let evals: Vec<&EvalSpec> = [&spec_a, &spec_b].iter().filter_map(|s| s.eval()).collect();
@@ -345,11 +362,9 @@ fn run_match_of<G: CliGame>(
     let outcome = run_match(&side_a, &side_b, &openings, &config, |_, tally| {
         let e = tally.estimate();
         bar.set_message(format!(
-            "A scores {:.1}%, Elo {:+.0} [{:+.0}, {:+.0}]",
+            "A scores {:.1}%, Elo {}",
             100.0 * e.score,
-            e.elo,
-            e.elo_low,
-            e.elo_high
+            e.elo_text(0)
         ));
         advance(&bar, "pairs");
     })
@@ -392,13 +407,11 @@ fn run_match_of<G: CliGame>(
             .map(|game| G::write_game(&game))
             .collect::<Vec<_>>()
             .join("\n");
-        crate::io::write_atomic(path, text.as_bytes())
-            .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
+        write_output(typed_flag("--record", &["--pdn"]), path, text.as_bytes())?;
     }
     if let Some(path) = &args.json {
         let text = report_json(&outcome, &names, &config);
-        crate::io::write_atomic(path, text.as_bytes())
-            .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
+        write_output("--json", path, text.as_bytes())?;
     }
     Ok(())
 }
@@ -437,21 +450,26 @@ fn print_report<G: CliGame>(
     let e = outcome.tally.estimate();
     println!("match: {} vs {}", names.0, names.1);
     println!(
-        "games        {} ({} pairs; each opening played twice, colours swapped)",
+        "games        {} ({}; each opening played twice, colours swapped; a game still on \
+         at ply {} is a draw)",
         t.games(),
-        outcome.pairs.len()
+        counted(outcome.pairs.len() as u64, "pair", "pairs"),
+        config.ply_cap
     );
     println!(
-        "A            {} wins, {} draws, {} losses: score {:.1}%",
-        t.wins,
-        t.draws,
-        t.losses,
+        "A            {}, {}, {}: score {:.1}%",
+        counted(t.wins, "win", "wins"),
+        counted(t.draws, "draw", "draws"),
+        counted(t.losses, "loss", "losses"),
         100.0 * e.score
     );
-    println!(
-        "Elo (A − B)  {:+.1}, 95% interval [{:+.1}, {:+.1}]",
-        e.elo, e.elo_low, e.elo_high
-    );
+    match e.interval_rounded(1) {
+        Some((low, high)) => println!(
+            "Elo (A − B)  {:+.1}, 95% interval [{low:+.1}, {high:+.1}]",
+            e.elo
+        ),
+        None => println!("Elo (A − B)  n/a ({})", e.unmeasured().unwrap_or_default()),
+    }
     println!("LOS          {:.1}%", 100.0 * e.los);
     if config.clock.is_some() {
         let (a, b) = time_forfeits(outcome);
@@ -498,9 +516,10 @@ fn report_json<G: CliGame>(
         "draws": t.draws,
         "losses": t.losses,
         "score": e.score,
-        "elo": e.elo,
-        "elo_low": e.elo_low,
-        "elo_high": e.elo_high,
+        "elo": e.unmeasured().is_none().then_some(e.elo),
+        "elo_low": e.unmeasured().is_none().then_some(e.elo_low),
+        "elo_high": e.unmeasured().is_none().then_some(e.elo_high),
+        "unmeasured": e.unmeasured(),
         "los": e.los,
         "draw_ratio": e.draw_ratio,
         "pentanomial": outcome.tally.pentanomial.counts,

@@ -37,43 +37,44 @@ struct Cli {
     command: Command,
 }
 
+// Listed in the order a user meets them: train a model, play it, measure it, serve it;
+// then the data, model and analysis tools; the developers' checks last.
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Count the leaf nodes of the move tree (move-generator check and speed test)
-    Perft(perft::PerftArgs),
-    /// List the legal moves of a position, one per line
-    Moves(perft::MovesArgs),
-    /// Search a position: one line per iteration, then `bestmove MOVE`
-    Analyse(analyse::AnalyseArgs),
-    /// Search fixed positions; the last line is `NODES nodes NPS nps`
-    Bench(bench::BenchArgs),
-    /// The thesis experiment (table 6.2): mean tree sizes of search algorithms
-    Treestats(treestats::TreeStatsArgs),
+    /// Learn an evaluation function by self-play (Samuel, GLEM or TD-Leaf(λ))
+    Train(train::TrainArgs),
     /// Play a game against the engine in the terminal (or watch it play itself)
     Play(play::PlayArgs),
-    /// Inspect model files
-    Model(model::ModelArgs),
+    /// Play two engines against each other and report the Elo difference
+    Match(Box<matches::MatchArgs>),
+    /// Round robin of evaluators (optionally trained first): table and ratings
+    Tournament(Box<tournament::TournamentArgs>),
+    /// Play Brazilian draughts over the Hub protocol on stdin/stdout (GUIs, pydraughts, bots)
+    Hub(hub::HubArgs),
+    /// Play, watch training and replay games in the browser (a local web app)
+    Serve(serve::ServeArgs),
     /// Play games of an evaluator against itself and write them as a dataset
     Selfplay(selfplay::SelfPlayArgs),
     /// Inspect or merge self-play datasets
     Dataset(selfplay::DatasetArgs),
-    /// Play two evaluators against each other and report the Elo difference
-    Match(Box<matches::MatchArgs>),
+    /// Inspect model files
+    Model(model::ModelArgs),
+    /// Search a position: one line per iteration, then `bestmove MOVE`
+    Analyse(analyse::AnalyseArgs),
     /// Build, inspect or probe opening books
     Book(book::BookArgs),
-    /// Round robin of evaluators (optionally trained first): table and ratings
-    Tournament(Box<tournament::TournamentArgs>),
-    /// Learn an evaluation function by self-play (Samuel, GLEM or TD(λ))
-    Train(train::TrainArgs),
-    /// Solve a Kalah position exactly: the final store margin under perfect play
-    Solve(solve::SolveArgs),
     /// Endgame databases (Brazilian draughts): build, probe, verify, info
     Egdb(egdb::EgdbArgs),
-    /// Play Brazilian draughts over the Hub protocol (stdin/stdout), for GUIs,
-    /// pydraughts and the lidraughts bot bridge
-    Hub(hub::HubArgs),
-    /// Play, watch training and replay games in the browser (a local web app)
-    Serve(serve::ServeArgs),
+    /// Solve a Kalah position exactly: the final store margin under perfect play
+    Solve(solve::SolveArgs),
+    /// Search fixed positions; the last line is `NODES nodes NPS nps`
+    Bench(bench::BenchArgs),
+    /// Count the leaf nodes of the move tree (move-generator check and speed test)
+    Perft(perft::PerftArgs),
+    /// List the legal moves of a position, one per line
+    Moves(perft::MovesArgs),
+    /// Mean search-tree sizes of search algorithms (Beling's master's thesis, table 6.2)
+    Treestats(treestats::TreeStatsArgs),
 }
 
 /// A failed command: the message for stderr and the exit status.
@@ -145,11 +146,16 @@ pub trait CliGame: EvalGame + Bench + play::Terminal + HubGame + egdb::EgdbGame 
 
 impl<G: EvalGame + Bench + play::Terminal + HubGame + egdb::EgdbGame> CliGame for G {}
 
-/// Reads `--position` (`--fen`) in `variant`, or the variant's start when absent.
+/// Reads `--position` (`--fen`) in `variant`, or the variant's start when absent; an
+/// error names the flag as typed.
 fn position_arg<G: CliGame>(variant: G::Variant, text: Option<&str>) -> Result<G, CliError> {
     match text {
         None => Ok(G::start_of(variant)),
-        Some(text) => G::parse_position_of(variant, text)
-            .map_err(|e| CliError::input(format!("--position: {e}"))),
+        Some(text) => G::parse_position_of(variant, text).map_err(|e| {
+            CliError::input(format!(
+                "{}: {e}",
+                args::typed_flag("--position", &["--fen"])
+            ))
+        }),
     }
 }

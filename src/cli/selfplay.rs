@@ -8,12 +8,14 @@ use std::time::Instant;
 use clap::{Args, Subcommand};
 
 use super::args::{
-    GameArg, LimitArgs, OpeningArgs, advance, eval_spec, load_evaluator, progress_bar,
+    GameArg, LimitArgs, OpeningArgs, advance, check_output, eval_spec, load_evaluator,
+    progress_bar, typed_flag, write_output,
 };
 use super::book::read_book;
 use super::egdb::EgdbOption;
 use super::{CliError, CliGame};
 use crate::arena::engine_game::Exploration;
+use crate::arena::matches::{DEFAULT_PLY_CAP, GAMES_TT_MIB};
 use crate::arena::players::Engine;
 use crate::book::Book;
 use crate::eval::spec::{AnyEvaluator, EvalSpec};
@@ -76,16 +78,19 @@ pub struct SelfPlayArgs {
     /// Play only shard I of N (games whose index is I-1 mod N)
     #[arg(long, default_value = "1/1")]
     shard: String,
-    /// Plies after which a game stops, counted as a draw
-    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    /// Plies after which a game stops, counted as a draw (the same default everywhere,
+    /// training configs' ply_cap included)
+    #[arg(long, default_value_t = DEFAULT_PLY_CAP, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     ply_cap: u32,
-    /// Transposition table of each worker, in MiB
-    #[arg(long = "tt-mb", default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    /// Transposition table of each engine in each worker, in MiB (small, as in training's
+    /// self-play: the workers' tables share the cache; play, analyse and hub search one
+    /// position at a time and default to 64)
+    #[arg(long = "tt-mb", default_value_t = GAMES_TT_MIB, value_parser = clap::value_parser!(u64).range(1..=4096))]
     tt_mb: u64,
     /// The dataset to write
     #[arg(long)]
     out: PathBuf,
-    /// Also write the games to a game file (PDN for draughts, the seed's record form
+    /// Also write the games to a game file (PDN for draughts, the .klh record
     /// for Kalah)
     #[arg(long, visible_alias = "pdn")]
     record: Option<PathBuf>,
@@ -121,6 +126,10 @@ enum DatasetCommand {
 }
 
 pub fn selfplay(args: SelfPlayArgs) -> Result<(), CliError> {
+    check_output("--out", &args.out)?;
+    if let Some(path) = &args.record {
+        check_output(typed_flag("--record", &["--pdn"]), path)?;
+    }
     if let Some(path) = args.config.clone() {
         let (config, text) =
             TrainConfig::read(&path).map_err(|e| CliError::input(e.to_string()))?;
@@ -256,7 +265,7 @@ fn play<G: CliGame>(
 ) -> Result<(), CliError> {
     let config = &plan.config;
     let mut writer = DatasetWriter::create(out, &G::variant_name(variant))
-        .map_err(|e| CliError::failure(e.to_string()))?;
+        .map_err(|e| CliError::failure(format!("--out: {e}")))?;
     let total = config.shard.games(config.first_game, config.games).len() as u64;
     let bar = progress_bar(
         total,
@@ -291,12 +300,11 @@ fn play<G: CliGame>(
     })
     .map_err(CliError::failure)?;
     bar.finish_and_clear();
+    let out_error = |e: dataset::DatasetError| CliError::failure(format!("--out: {e}"));
     if let Some(e) = write_error {
-        return Err(CliError::failure(e.to_string()));
+        return Err(out_error(e));
     }
-    writer
-        .finish()
-        .map_err(|e| CliError::failure(e.to_string()))?;
+    writer.finish().map_err(out_error)?;
     if let Some(path) = record {
         games.sort_by_key(|g| g.index);
         let text = games
@@ -304,8 +312,7 @@ fn play<G: CliGame>(
             .map(|g| G::write_game(&saved_game(g, &plan.player)))
             .collect::<Vec<_>>()
             .join("\n");
-        crate::io::write_atomic(path, text.as_bytes())
-            .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
+        write_output(typed_flag("--record", &["--pdn"]), path, text.as_bytes())?;
     }
     let seconds = started.elapsed().as_secs_f64();
     println!(
@@ -344,6 +351,9 @@ pub fn saved_game<G: Game>(game: &DatasetGame<G>, player: &str) -> SavedGame<G> 
 }
 
 pub fn dataset(args: DatasetArgs) -> Result<(), CliError> {
+    if let DatasetCommand::Merge { out, .. } = &args.command {
+        check_output("--out", out)?;
+    }
     let first = match &args.command {
         DatasetCommand::Info { path } => path,
         DatasetCommand::Merge { inputs, .. } => &inputs[0],
@@ -408,6 +418,7 @@ fn dataset_of<G: CliGame>(
                 }
                 games.extend(data.games);
             }
+            // Its errors are the inputs' (a game in two of them); --out was checked above.
             Dataset::write_sorted(&out, &name, &games)
                 .map_err(|e| CliError::input(e.to_string()))?;
             println!("merged {} games into {}", games.len(), out.display());

@@ -41,7 +41,8 @@ pub struct ServeArgs {
     /// Minutes after which a game nobody looks at is dropped
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=10_080))]
     idle_minutes: u64,
-    /// Transposition table of each game's engine, in MiB
+    /// Transposition table of each live game's engine, in MiB (less than play's 64:
+    /// up to --max-games tables are held at once)
     #[arg(long = "tt-mb", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=1024))]
     tt_mb: u64,
     #[command(flatten)]

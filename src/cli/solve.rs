@@ -21,7 +21,8 @@ const MAX_TT_MIB: u64 = 1 << 18;
 
 #[derive(Args, Debug)]
 pub struct SolveArgs {
-    /// Game: kalah (6 stones a pit) or kalah:6:STONES[:empty-capture] (e.g. kalah:6:4)
+    /// Game: kalah (6 stones a pit) or kalah:6:STONES[:empty-capture] with 1..=6 stones
+    /// a pit (e.g. kalah:6:4)
     #[arg(long, default_value = NAME)]
     game: String,
     /// Position: `A:` or `B:` (side to move) and the 14 counts (A's pits 1..6, A's store,
@@ -33,7 +34,8 @@ pub struct SolveArgs {
     #[arg(long, default_value_t = DEFAULT_DB_STONES,
           value_parser = clap::value_parser!(u32).range(0..=MAX_DB_STONES as i64))]
     db_stones: u32,
-    /// Transposition table size in MiB (16-byte entries)
+    /// Transposition table in MiB (16-byte entries; large, unlike the searches' 2 or
+    /// 64: an exact solve visits far more positions)
     #[arg(long, default_value_t = DEFAULT_TT_MIB as u64,
           value_parser = clap::value_parser!(u64).range(1..=MAX_TT_MIB))]
     tt_mb: u64,

@@ -7,11 +7,12 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::args::{
-    GameArg, LimitArgs, OpeningArgs, advance, eval_spec, load_evaluator, progress_bar,
+    GameArg, LimitArgs, OpeningArgs, advance, check_output, counted, eval_spec, load_evaluator,
+    progress_bar, write_output,
 };
 use super::egdb::EgdbOption;
 use super::{CliError, CliGame};
-use crate::arena::matches::{MatchConfig, run_match};
+use crate::arena::matches::{DEFAULT_PLY_CAP, GAMES_TT_MIB, MatchConfig, run_match};
 use crate::arena::players::Engine;
 use crate::arena::tournament::{PairingResult, markdown, pairings, ratings};
 use crate::eval::spec::{AnyEvaluator, EvalSpec};
@@ -49,11 +50,14 @@ pub struct TournamentArgs {
     /// Seed of the random openings (the same for every pair)
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Plies after which a game stops, counted as a draw
-    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    /// Plies after which a game stops, counted as a draw (the same default everywhere,
+    /// training configs' ply_cap included)
+    #[arg(long, default_value_t = DEFAULT_PLY_CAP, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     ply_cap: u32,
-    /// Transposition table of each engine in each worker, in MiB
-    #[arg(long = "tt-mb", default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    /// Transposition table of each engine in each worker, in MiB (small, as in training's
+    /// self-play: the workers' tables share the cache; play, analyse and hub search one
+    /// position at a time and default to 64)
+    #[arg(long = "tt-mb", default_value_t = GAMES_TT_MIB, value_parser = clap::value_parser!(u64).range(1..=4096))]
     tt_mb: u64,
     /// Also write the table and ratings as Markdown
     #[arg(long)]
@@ -64,6 +68,11 @@ pub struct TournamentArgs {
 }
 
 pub fn tournament(args: TournamentArgs) -> Result<(), CliError> {
+    for (flag, path) in [("--markdown", &args.markdown), ("--json", &args.json)] {
+        if let Some(path) = path {
+            check_output(flag, path)?;
+        }
+    }
     if !args.games.is_multiple_of(2) {
         return Err(CliError::input(format!(
             "--games {}: must be even (each opening is played twice, colours swapped)",
@@ -144,12 +153,13 @@ fn tournament_of<G: CliGame>(
     };
     let schedule = pairings(specs.len());
     println!(
-        "round robin of {} players ({}), {} pairings of {} games, {}, {}",
+        "round robin of {} players ({}), {} of {} games, {}, ply cap {}, {}",
         names.len(),
         names.join(", "),
-        schedule.len(),
+        counted(schedule.len() as u64, "pairing", "pairings"),
         args.games,
         LimitArgs::describe(&limits),
+        args.ply_cap,
         G::variant_name(variant)
     );
     let mut results = Vec::with_capacity(schedule.len());
@@ -178,16 +188,14 @@ fn tournament_of<G: CliGame>(
         };
         let (g, e) = (&result.games, &result.estimate);
         println!(
-            "{} vs {}: {}–{}–{}, {:.1}%, Elo {:+.1} [{:+.1}, {:+.1}]",
+            "{} vs {}: {}–{}–{}, {:.1}%, Elo {}",
             names[a],
             names[b],
             g.wins,
             g.draws,
             g.losses,
             100.0 * e.score,
-            e.elo,
-            e.elo_low,
-            e.elo_high
+            e.elo_text(1)
         );
         results.push(result);
     }
@@ -200,8 +208,7 @@ fn tournament_of<G: CliGame>(
     let table = markdown(&names, &results, &elo, anchor);
     println!("\n{table}");
     if let Some(path) = &args.markdown {
-        crate::io::write_atomic(path, table.as_bytes())
-            .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
+        write_output("--markdown", path, table.as_bytes())?;
     }
     if let Some(path) = &args.json {
         let json = serde_json::json!({
@@ -216,8 +223,7 @@ fn tournament_of<G: CliGame>(
             "pairings": results,
         });
         let text = serde_json::to_string_pretty(&json).expect("plain values serialise");
-        crate::io::write_atomic(path, text.as_bytes())
-            .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
+        write_output("--json", path, text.as_bytes())?;
     }
     Ok(())
 }

@@ -1,4 +1,4 @@
-//! `evalearn treestats`: the thesis experiment of table 6.2.
+//! `evalearn treestats`: the experiment of table 6.2 of Beling's master's thesis.
 
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
@@ -18,10 +18,10 @@ const MAX_DEPTH: u32 = 20;
 
 #[derive(Args, Debug)]
 pub struct TreeStatsArgs {
-    /// Number of random positions (the thesis used 8750 = 250 for each of 6..40 plies)
+    /// Number of random positions (Beling's master's thesis used 8750 = 250 for each of 6..40 plies)
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     positions: u64,
-    /// Search depths, comma-separated (the thesis: 6,10,14)
+    /// Search depths, comma-separated (Beling's thesis: 6,10,14)
     #[arg(long, value_delimiter = ',', required = true, value_parser = clap::value_parser!(u32).range(1..=MAX_DEPTH as i64))]
     depths: Vec<u32>,
     /// Seed of the random positions
@@ -35,13 +35,13 @@ pub struct TreeStatsArgs {
     /// for the algorithms without a transposition table at depth 12 and more
     #[arg(long)]
     slow_positions: Option<u64>,
-    /// Transposition table per search, in MiB (32 MiB = 2^21 entries, the thesis's count)
+    /// Transposition table per search, in MiB (32 MiB = 2^21 entries, the count of Beling's thesis, so its figures are comparable)
     #[arg(long = "tt-mb", default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..=4096))]
     tt_mb: u64,
     /// Worker threads (default: all cores); the results do not depend on it
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
     threads: Option<u64>,
-    /// Endgame positions instead of the thesis's: random games stopped at their first
+    /// Endgame positions instead of those of Beling's thesis: random games stopped at their first
     /// position with MIN..MAX pieces, at most one piece apart (e.g. 6-8)
     #[arg(long, value_parser = parse_piece_range)]
     pieces: Option<RangeInclusive<u32>>,
@@ -81,6 +81,9 @@ fn with_commas(x: f64) -> String {
 }
 
 pub fn treestats(args: TreeStatsArgs) -> Result<(), CliError> {
+    if let Some(path) = &args.json {
+        super::args::check_output("--json", path)?;
+    }
     let algos: Vec<(String, SearchConfig)> = if args.algos.is_empty() {
         SearchConfig::NAMED
             .iter()
@@ -188,7 +191,7 @@ pub fn treestats(args: TreeStatsArgs) -> Result<(), CliError> {
     );
     for (title, main) in [
         (
-            "mean nodes per position, main search (the thesis's count) [thesis table 6.2]",
+            "mean nodes per position, main search (the count of Beling's master's thesis) [its table 6.2]",
             true,
         ),
         ("mean nodes per position, main search + quiescence", false),
@@ -228,7 +231,7 @@ pub fn treestats(args: TreeStatsArgs) -> Result<(), CliError> {
         .collect();
     if !target.is_empty() && args.pieces.is_none() {
         println!(
-            "\n75% of the thesis's PVS + AspWin + TT (the full search's target): {}",
+            "\n75% of Beling's thesis's PVS + AspWin + TT (the full search's target): {}",
             target.join(", ")
         );
     }
@@ -243,8 +246,7 @@ pub fn treestats(args: TreeStatsArgs) -> Result<(), CliError> {
             json.insert(name.clone(), serde_json::Value::Object(row));
         }
         let text = serde_json::to_string_pretty(&json).expect("a map of numbers serialises");
-        crate::io::write_atomic(path, text.as_bytes())
-            .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
+        super::args::write_output("--json", path, text.as_bytes())?;
     }
     Ok(())
 }

@@ -1,17 +1,7 @@
 //! The `evalearn` binary as scripts use it: output format and exit statuses.
 
 use crate::common;
-use common::{evalearn, temp_dir};
-
-use std::process::Output;
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
+use common::{evalearn, stderr, stdout, temp_dir};
 
 #[test]
 fn perft_prints_the_count_last() {

@@ -16,11 +16,21 @@ pub fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// The `evalearn` binary, hermetic: no endgame database from the developer's `egdb/`
+/// folder, and a data folder (where `play` keeps games by default) under the system's
+/// temporary folder instead of the developer's home.
+pub fn evalearn_command() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_evalearn"));
+    command.env("EVALEARN_EGDB", "").env(
+        "XDG_DATA_HOME",
+        std::env::temp_dir().join(format!("evalearn-tests-data-{}", std::process::id())),
+    );
+    command
+}
+
 /// Runs the `evalearn` binary with `args` (stdin closed) and returns what it printed.
 pub fn evalearn(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_evalearn"))
-        // Hermetic: no endgame database from the developer's `egdb/` folder.
-        .env("EVALEARN_EGDB", "")
+    evalearn_command()
         .args(args)
         .output()
         .expect("run evalearn")
@@ -37,6 +47,16 @@ pub fn assert_input_error(args: &[&str]) {
         String::from_utf8_lossy(&out.stdout)
     );
     assert!(!out.stderr.is_empty(), "{args:?}");
+}
+
+/// What a command printed on stdout, as text.
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// What a command printed on stderr, as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// [`evalearn`], failing the test unless the command succeeded.
@@ -63,9 +83,7 @@ impl Piped {
     /// Starts `evalearn ARGS…` with stderr shown.
     pub fn start(args: &[&str]) -> Piped {
         use std::io::BufRead;
-        let mut child = Command::new(env!("CARGO_BIN_EXE_evalearn"))
-            // Hermetic: no endgame database from the developer's `egdb/` folder.
-            .env("EVALEARN_EGDB", "")
+        let mut child = evalearn_command()
             .args(args)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())

@@ -143,17 +143,18 @@ fn damaged_files_are_named_and_the_engine_plays_on() {
     assert!(text(&out.stdout).contains("bestmove"));
     // A position of a damaged slice is not in the database: never a wrong value.
     assert_input_error(&["egdb", "probe", "--dir", d, "--fen", "W:WK29,K30:BK4"]);
-    // A missing folder: a warning, and play goes on without a database.
+    // A folder given that is not there: refused, with the flag.
     let missing = dir.join("nothing-here");
-    let out = evalearn_ok(&[
+    let out = evalearn(&[
         "analyse",
         "--egdb",
         missing.to_str().unwrap(),
         "--depth",
         "2",
     ]);
+    assert_eq!(out.status.code(), Some(2));
     assert!(
-        text(&out.stderr).contains("no such folder"),
+        text(&out.stderr).contains("--egdb") && text(&out.stderr).contains("no such folder"),
         "{}",
         text(&out.stderr)
     );

@@ -3,9 +3,7 @@
 //! Kalah's forms; results that do not depend on the thread count.
 
 use crate::common;
-use common::{evalearn, evalearn_ok, temp_dir};
-
-use std::process::Output;
+use common::{evalearn, evalearn_ok, stderr, stdout, temp_dir};
 
 use evalearn::eval::Evaluator;
 use evalearn::eval::linear::{self, LinearWeights};
@@ -15,14 +13,6 @@ use evalearn::game::kalah::Kalah;
 use evalearn::game::{Game, GameFile};
 use evalearn::io::dataset::Dataset;
 use evalearn::io::model::{ModelHeader, save_model};
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
 
 #[test]
 fn perft_and_moves_of_kalah_and_its_variants() {

@@ -6,6 +6,7 @@ mod common;
 
 mod book;
 mod cli;
+mod consistency;
 mod egdb;
 mod evaluators;
 mod exact_search;

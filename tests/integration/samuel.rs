@@ -2,7 +2,7 @@
 //! (reported by `model info`, resumable), its config keys, and old model files refused.
 
 use crate::common;
-use common::{evalearn, evalearn_ok, temp_dir};
+use common::{evalearn, evalearn_ok, stdout, temp_dir};
 
 use std::path::{Path, PathBuf};
 
@@ -23,10 +23,6 @@ fn config(dir: &Path, game: &str, iterations: u64, samuel: &str) -> PathBuf {
     let path = dir.join(format!("samuel-{iterations}.toml"));
     std::fs::write(&path, text).unwrap();
     path
-}
-
-fn stdout(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 fn train(config: &Path, resume: bool) {

@@ -13,7 +13,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 use super::analyse::format_line;
-use super::args::{GameArg, eval_spec, load_evaluator};
+use super::args::{GameArg, check_output, eval_spec, load_evaluator, typed_flag};
 use super::book::read_book;
 use super::{CliError, CliGame};
 use crate::book::Book;
@@ -109,10 +109,11 @@ pub struct PlayArgs {
     /// start if absent
     #[arg(long, visible_alias = "fen")]
     position: Option<String>,
-    /// Where finished games are saved (appended): PDN for draughts, the seed's record
-    /// form for Kalah (default: evalearn-games.pdn / evalearn-games.klh)
-    #[arg(long, visible_alias = "pdn")]
-    save: Option<PathBuf>,
+    /// The game file finished games are added to: PDN for draughts, .klh for Kalah
+    /// (default: games.pdn or games.klh in evalearn's data folder, $XDG_DATA_HOME/evalearn
+    /// or ~/.local/share/evalearn; named when a game is saved)
+    #[arg(long, visible_aliases = ["pdn", "save"])]
+    record: Option<PathBuf>,
     /// Opening book: the engine plays its moves (drawn by the book's weights) while the
     /// position is in it
     #[arg(long)]
@@ -120,7 +121,8 @@ pub struct PlayArgs {
     /// Seed of the engine's book choices (each new game draws from its own stream)
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Transposition table size in MiB
+    /// Transposition table in MiB (64, as analyse and hub: one search at a time; commands
+    /// that play many games at once default to 2 per engine and worker)
     #[arg(long = "tt-mb", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=super::analyse::MAX_TT_MIB as u64))]
     tt_mb: u64,
     #[command(flatten)]
@@ -186,11 +188,7 @@ fn play_game<G: CliGame>(
 ) -> Result<(), CliError> {
     let spec = spec.unwrap_or_else(|| EvalSpec::Builtin(G::BUILTINS[0].to_string()));
     let (evaluator, header) = load_evaluator::<G>(variant, &spec)?;
-    let start = match &args.position {
-        Some(text) => G::parse_position_of(variant, text)
-            .map_err(|e| CliError::input(format!("--position: {e}")))?,
-        None => G::start_of(variant),
-    };
+    let start: G = super::position_arg(variant, args.position.as_deref())?;
     let model = match (&spec, header) {
         (EvalSpec::Model(path), Some(header)) => {
             let watch = ModelWatch::new(path, header.revision);
@@ -202,10 +200,13 @@ fn play_game<G: CliGame>(
         Some(path) => Some(read_book::<G>(variant, path)?),
         None => None,
     };
-    let save_path = args
-        .save
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("evalearn-games.{}", G::FILE_EXTENSION)));
+    let save_path = match &args.record {
+        Some(path) => {
+            check_output(typed_flag("--record", &["--pdn", "--save"]), path)?;
+            path.clone()
+        }
+        None => default_record::<G>()?,
+    };
     let mut session = Session {
         variant,
         record: GameRecord::new(start),
@@ -244,9 +245,11 @@ fn play_game<G: CliGame>(
         HumanSide::None => "watching".to_string(),
     };
     session.say(&format!(
-        "evalearn play ({}): you are {you}; the engine uses {}. Type help for commands.",
+        "evalearn play ({}): you are {you}; the engine uses {}. Games are saved to {}. \
+         Type help for commands.",
         G::variant_name(variant),
-        session.engine_label()
+        session.engine_label(),
+        session.save_path.display()
     ));
     session.run()
 }
@@ -430,11 +433,7 @@ impl<G: CliGame> Session<G> {
                 moves.len(),
                 if moves.len() == 1 { "" } else { "s" }
             );
-            self.say(&line);
-            self.last_search = Some(line);
-            self.record.play(mv);
-            self.saved = false;
-            self.show_board();
+            self.played_by_engine(mv, line);
             return;
         }
         let result = self.think();
@@ -447,11 +446,19 @@ impl<G: CliGame> Session<G> {
             pos.describe_move(mv),
             search_summary(&pos, &result)
         );
+        self.played_by_engine(mv, line);
+    }
+
+    /// Says the engine's move `mv` (`line`: the move and why), plays it and shows the
+    /// board; the line is kept for redrawing the board (`flip`), not repeated under this
+    /// board.
+    fn played_by_engine(&mut self, mv: G::Move, line: String) {
         self.say(&line);
-        self.last_search = Some(line);
         self.record.play(mv);
         self.saved = false;
+        self.last_search = None;
         self.show_board();
+        self.last_search = Some(line);
     }
 
     /// Before each engine move: a new revision of the model file replaces the evaluator;
@@ -641,6 +648,35 @@ impl<G: CliGame> Session<G> {
         }
         self.say(&text);
     }
+}
+
+/// Where `play` keeps games when not told (`--record`): `games.EXT` in evalearn's data
+/// folder, `$XDG_DATA_HOME/evalearn` or else `~/.local/share/evalearn` (created), never
+/// the working folder.
+fn default_record<G: CliGame>() -> Result<PathBuf, CliError> {
+    let absolute = |name: &str| {
+        std::env::var_os(name)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    let folder = absolute("XDG_DATA_HOME")
+        .or_else(|| absolute("HOME").map(|home| home.join(".local").join("share")))
+        .ok_or_else(|| {
+            CliError::input(
+                "no data folder to save games in (neither XDG_DATA_HOME nor HOME is set): \
+                 give --record FILE",
+            )
+        })?
+        .join("evalearn");
+    std::fs::create_dir_all(&folder).map_err(|e| {
+        CliError::input(format!(
+            "cannot create the data folder {} ({e}): give --record FILE",
+            folder.display()
+        ))
+    })?;
+    let path = folder.join(format!("games.{}", G::FILE_EXTENSION));
+    check_output("the data folder's game file", &path)?;
+    Ok(path)
 }
 
 /// The tags of a game file written by a person's game against the engine (`play`,
