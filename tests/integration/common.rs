@@ -21,6 +21,7 @@ pub fn evalearn(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_evalearn"))
         // Hermetic: no endgame database from the developer's `egdb/` folder.
         .env("EVALEARN_EGDB", "")
+        .env("EVALEARN_KALAH_DB", "")
         .args(args)
         .output()
         .expect("run evalearn")
