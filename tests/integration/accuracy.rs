@@ -385,116 +385,35 @@ fn a_match_against_perfect_play_never_favours_the_model() {
 #[test]
 fn bad_input_is_refused_naming_the_flag() {
     let (dir, _) = database(3);
-    let d = dir.to_str().unwrap();
-    let cases: [(&[&str], &str); 8] = [
+    let egdb = format!("--eval material --egdb {} --positions 5", dir.display());
+    let cases = [
+        (format!("{egdb} --depths 0,x"), "--depths"),
+        (format!("{egdb} --depths 2,2"), "--depths"),
+        (format!("{egdb} --mix 9:1"), "--mix"),
+        (format!("{egdb} --mix 4:1"), "--mix"),
         (
-            &[
-                "--eval",
-                "material",
-                "--egdb",
-                d,
-                "--positions",
-                "5",
-                "--depths",
-                "0,x",
-            ],
-            "--depths",
-        ),
-        (
-            &[
-                "--eval",
-                "material",
-                "--egdb",
-                d,
-                "--positions",
-                "5",
-                "--depths",
-                "2,2",
-            ],
-            "--depths",
-        ),
-        (
-            &[
-                "--eval",
-                "material",
-                "--egdb",
-                d,
-                "--positions",
-                "5",
-                "--mix",
-                "9:1",
-            ],
-            "--mix",
-        ),
-        (
-            &[
-                "--eval",
-                "material",
-                "--egdb",
-                d,
-                "--positions",
-                "5",
-                "--mix",
-                "4:1",
-            ],
-            "--mix",
-        ),
-        (
-            &[
-                "--eval",
-                "stores",
-                "--game",
-                "kalah:6:6",
-                "--positions",
-                "5",
-            ],
+            "--eval stores --game kalah:6:6 --positions 5".to_string(),
             "--game",
         ),
-        (&["--eval", "stores", "--positions", "5"], "--egdb"),
+        ("--eval stores --positions 5".to_string(), "--egdb"),
         (
-            &[
-                "--eval",
-                "/no/such/model.bin",
-                "--game",
-                "kalah:6:2",
-                "--positions",
-                "5",
-            ],
+            "--eval /no/such/model.bin --game kalah:6:2 --positions 5".to_string(),
             "model.bin",
         ),
         (
-            &[
-                "--eval",
-                "material",
-                "--egdb",
-                "/no/such/dir",
-                "--positions",
-                "5",
-            ],
+            "--eval material --egdb /no/such/dir --positions 5".to_string(),
             "--egdb",
         ),
     ];
-    for (args, flag) in cases {
-        let mut all = vec!["accuracy"];
-        all.extend_from_slice(args);
+    for (args, flag) in &cases {
+        let all: Vec<&str> = std::iter::once("accuracy").chain(args.split(' ')).collect();
         let out = evalearn(&all);
         assert_eq!(out.status.code(), Some(2), "{all:?}");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains(flag), "{all:?}: {stderr}");
     }
-    let out = evalearn(&[
-        "match",
-        "--game",
-        "kalah:6:1",
-        "--a",
-        "stores",
-        "--b",
-        "perfect:0",
-        "--games",
-        "2",
-        "--depth",
-        "1",
-    ]);
+    let perfect = "match --game kalah:6:1 --a stores --b perfect:0 --games 2 --depth 1";
+    let out = evalearn(&perfect.split(' ').collect::<Vec<_>>());
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--b"));
 }

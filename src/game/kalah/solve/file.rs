@@ -21,7 +21,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use flate2::Compression;
-use flate2::read::DeflateDecoder;
 use flate2::write::DeflateEncoder;
 
 use super::db::{EndgameDb, configurations, rule_name};
@@ -148,32 +147,7 @@ fn decode(
             "{payload} bytes of payload, more than {max_payload}"
         ));
     }
-    if (HEADER_LEN as u64)
-        .checked_add(compressed)
-        .and_then(|n| n.checked_add(8))
-        != Some(bytes.len() as u64)
-    {
-        return Err("truncated or padded".to_string());
-    }
-    let end = bytes.len() - 8;
-    let (stored, computed) = (word(end), checksum(&bytes[..end]));
-    if stored != computed {
-        return Err(format!(
-            "checksum mismatch (stored {stored:016x}, computed {computed:016x}): the file is corrupt"
-        ));
-    }
-    let mut out = Vec::with_capacity(payload as usize);
-    DeflateDecoder::new(&bytes[HEADER_LEN..end])
-        .take(payload + 1)
-        .read_to_end(&mut out)
-        .map_err(|e| format!("payload does not decompress: {e}"))?;
-    if out.len() as u64 != payload {
-        return Err(format!(
-            "payload decompresses to {} bytes, not {payload}",
-            out.len()
-        ));
-    }
-    Ok(out)
+    crate::io::inflate_checked(bytes, HEADER_LEN, compressed, payload)
 }
 
 /// Where a database came from, for reports.
