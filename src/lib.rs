@@ -5,6 +5,7 @@
 //! - [`eval`]: the [`eval::Evaluator`] trait and the material evaluator.
 //! - [`search`]: alpha-beta search with the seed's enhancements, generic over both.
 //! - [`selfplay`]: parallel, reproducible self-play games.
+//! - [`accuracy`]: how close an evaluator is to perfect play (exact values).
 //! - [`arena`]: matches between evaluators and their statistics.
 //! - [`book`]: opening books: building them by search, probing them, playing from them.
 //! - [`hub`]: the Hub protocol, as an engine and as a client of other engines.
@@ -12,6 +13,7 @@
 //! - [`cli`]: the `evalearn` command line.
 //! - [`web`]: `evalearn serve`, the browser front end.
 
+pub mod accuracy;
 pub mod arena;
 pub mod book;
 pub mod cli;

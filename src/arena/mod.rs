@@ -4,6 +4,7 @@
 pub mod engine_game;
 pub mod matches;
 pub mod openings;
+pub mod perfect;
 pub mod players;
 pub mod stats;
 pub mod tournament;

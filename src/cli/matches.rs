@@ -17,6 +17,7 @@ use super::{CliError, CliGame};
 use crate::arena::matches::{
     DEFAULT_PLY_CAP, GAMES_TT_MIB, MatchConfig, MatchOutcome, PairResult, TimeControl, run_match,
 };
+use crate::arena::perfect;
 use crate::arena::players::{Contender, Engine, Player};
 use crate::arena::stats::{GameResult, SprtParams};
 use crate::book::player::BookContender;
@@ -39,7 +40,9 @@ pub struct MatchArgs {
     /// spoken to over the Hub protocol
     #[arg(long)]
     a: String,
-    /// Engine B: a built-in evaluator, a model file path or `hub:"COMMAND ARGS"`
+    /// Engine B: a built-in evaluator, a model file path or `hub:"COMMAND ARGS"`; either
+    /// side may be `perfect[:NODES]`: exact play (Kalah: the solver, at most NODES a move;
+    /// draughts: the endgame database), else the search with the baseline evaluator
     #[arg(long)]
     b: String,
     /// Games (an even number: each opening is played twice, colours swapped)
@@ -188,10 +191,17 @@ enum SideSpec {
     Eval(EvalSpec),
     /// `hub:COMMAND`: an external engine.
     Hub(String),
+    /// `perfect[:NODES]`: exact play where evalearn knows the values.
+    Perfect(u64),
 }
 
 impl SideSpec {
     fn parse(flag: &str, text: &str) -> Result<SideSpec, CliError> {
+        if let Some(cap) = perfect::parse_spec(text) {
+            return cap
+                .map(SideSpec::Perfect)
+                .map_err(|e| CliError::input(format!("{flag} {text}: {e}")));
+        }
         match text.trim().strip_prefix("hub:") {
             Some(command) if command.trim().is_empty() => Err(CliError::input(format!(
                 "{flag} {text}: give the engine's command after hub:, e.g. hub:\"scan hub\""
@@ -204,7 +214,7 @@ impl SideSpec {
     fn eval(&self) -> Option<&EvalSpec> {
         match self {
             SideSpec::Eval(spec) => Some(spec),
-            SideSpec::Hub(_) => None,
+            SideSpec::Hub(_) | SideSpec::Perfect(_) => None,
         }
     }
 }
@@ -214,6 +224,7 @@ impl std::fmt::Display for SideSpec {
         match self {
             SideSpec::Eval(spec) => write!(f, "{spec}"),
             SideSpec::Hub(command) => write!(f, "hub:{command}"),
+            SideSpec::Perfect(cap) => write!(f, "perfect:{cap}"),
         }
     }
 }
@@ -222,6 +233,7 @@ impl std::fmt::Display for SideSpec {
 enum MatchSide<G: CliGame> {
     Search(Box<Engine<G, AnyEvaluator<G>>>),
     Hub(String),
+    Perfect(Box<perfect::Perfect<G>>),
 }
 
 impl<G: CliGame> Contender<G> for MatchSide<G> {
@@ -231,6 +243,7 @@ impl<G: CliGame> Contender<G> for MatchSide<G> {
         match self {
             MatchSide::Search(evaluator) => Ok(Box::new((**evaluator).player(tt_mib)?)),
             MatchSide::Hub(command) => G::hub_player(command),
+            MatchSide::Perfect(side) => Ok(Box::new(side.player(tt_mib)?)),
         }
     }
 }
@@ -269,6 +282,9 @@ fn load_side<G: CliGame>(
             Engine::new(load_evaluator::<G>(variant, spec)?.0, tablebase).with_search(search),
         ))),
         SideSpec::Hub(command) => Ok(MatchSide::Hub(command.clone())),
+        &SideSpec::Perfect(cap) => perfect::load(variant, tablebase, cap)
+            .map(MatchSide::Perfect)
+            .map_err(CliError::input),
     }
 }
 

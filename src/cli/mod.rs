@@ -1,5 +1,6 @@
 //! The `evalearn` command line: one binary, one subcommand per job.
 
+mod accuracy;
 mod analyse;
 mod args;
 mod bench;
@@ -21,6 +22,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::arena::perfect::PerfectGame;
 use crate::eval::EvalGame;
 use crate::hub::HubGame;
 use crate::search::bench::Bench;
@@ -67,6 +69,8 @@ enum Command {
     Egdb(egdb::EgdbArgs),
     /// Solve a Kalah position exactly: the final store margin under perfect play
     Solve(solve::SolveArgs),
+    /// How close an evaluator is to perfect play, on positions with exact values
+    Accuracy(accuracy::AccuracyArgs),
     /// Search fixed positions; the last line is `NODES nodes NPS nps`
     Bench(bench::BenchArgs),
     /// Count the leaf nodes of the move tree (move-generator check and speed test)
@@ -126,6 +130,7 @@ pub fn run() -> ExitCode {
         Command::Tournament(args) => tournament::tournament(*args),
         Command::Train(args) => train::run(args),
         Command::Solve(args) => solve::solve(args),
+        Command::Accuracy(args) => accuracy::accuracy(args),
         Command::Hub(args) => hub::hub(args),
         Command::Serve(args) => serve::serve(args),
         Command::Egdb(args) => egdb::egdb(args),
@@ -141,10 +146,13 @@ pub fn run() -> ExitCode {
 
 /// Everything a command needs of a game: evaluation and learning ([`EvalGame`]), its
 /// bench positions, its terminal interface, external engines ([`HubGame`]) and endgame
-/// databases ([`egdb::EgdbGame`]).
-pub trait CliGame: EvalGame + Bench + play::Terminal + HubGame + egdb::EgdbGame {}
+/// databases ([`egdb::EgdbGame`]) and its perfect player ([`PerfectGame`]).
+pub trait CliGame:
+    EvalGame + Bench + play::Terminal + HubGame + egdb::EgdbGame + PerfectGame
+{
+}
 
-impl<G: EvalGame + Bench + play::Terminal + HubGame + egdb::EgdbGame> CliGame for G {}
+impl<G: EvalGame + Bench + play::Terminal + HubGame + egdb::EgdbGame + PerfectGame> CliGame for G {}
 
 /// Reads `--position` (`--fen`) in `variant`, or the variant's start when absent; an
 /// error names the flag as typed.

@@ -5,6 +5,8 @@
 //! table, one `probe` line per null-window test as it finishes (so a long solve shows how
 //! far it got), then `value`, `nodes`, `time`, `tt used` and, with `--pv`, `pv`.
 
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
@@ -12,8 +14,10 @@ use clap::Args;
 use super::CliError;
 use crate::game::Game;
 use crate::game::GameSpec;
-use crate::game::kalah::solve::db::{MAX_DB_STONES, configurations};
-use crate::game::kalah::solve::{DEFAULT_DB_STONES, DEFAULT_TT_MIB, Probe, Solver, build_db};
+use crate::game::kalah::solve::board::{pits_of, stones};
+use crate::game::kalah::solve::db::{EndgameDb, MAX_DB_STONES, configurations};
+use crate::game::kalah::solve::file::{DbSource, db_dir, db_stones_for, open_or_build};
+use crate::game::kalah::solve::{DEFAULT_TT_MIB, Probe, Solver};
 use crate::game::kalah::{Kalah, KalahRules, NAME};
 
 /// Largest table accepted, in MiB.
@@ -29,11 +33,8 @@ pub struct SolveArgs {
     /// B's pits 1..6, B's store); the variant's start if absent
     #[arg(long)]
     position: Option<String>,
-    /// Endgame database: every configuration with at most this many stones in the pits
-    /// (C(N+12, 12) bytes; 0 for none)
-    #[arg(long, default_value_t = DEFAULT_DB_STONES,
-          value_parser = clap::value_parser!(u32).range(0..=MAX_DB_STONES as i64))]
-    db_stones: u32,
+    #[command(flatten)]
+    db: KalahDbArgs,
     /// Transposition table in MiB (16-byte entries; large, unlike the searches' 2 or
     /// 64: an exact solve visits far more positions)
     #[arg(long, default_value_t = DEFAULT_TT_MIB as u64,
@@ -54,17 +55,9 @@ pub fn solve(args: SolveArgs) -> Result<(), CliError> {
     println!("game {}", rules.name());
     println!("position {}", pos.format_position());
 
-    let db = (args.db_stones > 0).then(|| {
-        let (db, took) = build_db(rules, args.db_stones);
-        println!(
-            "db {} stones: {} positions, {} in {}",
-            db.stones(),
-            configurations(db.stones()),
-            mib(db.len()),
-            seconds(took)
-        );
-        db
-    });
+    let db = args
+        .db
+        .open(rules, stones(&pits_of(&pos)), |line| println!("{line}"));
     let mut solver = Solver::new(rules, args.tt_mb as usize, db).map_err(CliError::failure)?;
     println!(
         "tt {}: {} entries",
@@ -94,8 +87,60 @@ pub fn solve(args: SolveArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// `--db-dir` and `--db-stones`: the Kalah endgame database of the commands that solve.
+#[derive(Args, Debug, Clone, Default)]
+pub struct KalahDbArgs {
+    /// Folder the Kalah endgame databases and solved values are kept in, built once and
+    /// read back (checksummed) by later runs; default `$EVALEARN_KALAH_DB` (empty: keep
+    /// nothing on disk), else `kalah-db`
+    #[arg(long)]
+    pub db_dir: Option<PathBuf>,
+    /// Endgame database: every configuration with at most this many stones in the pits
+    /// (C(N+12, 12) bytes; 0 for none); default: the stones in the pits, at most 20
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_DB_STONES as i64))]
+    pub db_stones: Option<u32>,
+}
+
+impl KalahDbArgs {
+    /// The folder, if databases are kept on disk.
+    pub fn folder(&self) -> Option<PathBuf> {
+        db_dir(self.db_dir.as_deref())
+    }
+
+    /// The database for questions with `stones` stones in the pits (or `--db-stones`),
+    /// read or built; `report` hears one line on it and any warnings. `None` for 0.
+    pub fn open(
+        &self,
+        rules: KalahRules,
+        stones: u32,
+        mut report: impl FnMut(&str),
+    ) -> Option<Arc<EndgameDb>> {
+        let size = self.db_stones.unwrap_or_else(|| db_stones_for(stones));
+        if size == 0 {
+            return None;
+        }
+        let (db, source, took, warnings) = open_or_build(self.folder().as_deref(), rules, size);
+        for warning in warnings {
+            eprintln!("warning: {warning}");
+        }
+        let how = match source {
+            DbSource::Read(path) => format!("read from {}", path.display()),
+            DbSource::Built(path) => format!("built, kept in {}", path.display()),
+            DbSource::BuiltOnly(_) => "built".to_string(),
+        };
+        report(&format!(
+            "db {} stones: {} positions, {} {how} in {}",
+            db.stones(),
+            configurations(db.stones()),
+            mib(db.len()),
+            seconds(took)
+        ));
+        Some(db)
+    }
+}
+
 /// Reads `--game`: Kalah only, with its rule options.
-fn parse_game(text: &str) -> Result<KalahRules, CliError> {
+pub(crate) fn parse_game(text: &str) -> Result<KalahRules, CliError> {
     match GameSpec::parse(text) {
         Ok(GameSpec::Kalah(rules)) => Ok(rules),
         Ok(other) => Err(CliError::input(format!(
@@ -142,10 +187,10 @@ fn pv_texts(pos: &Kalah, line: &[crate::game::kalah::KalahMove]) -> Vec<String> 
         .collect()
 }
 
-fn mib(bytes: usize) -> String {
+pub(crate) fn mib(bytes: usize) -> String {
     format!("{:.1} MiB", bytes as f64 / f64::from(1 << 20))
 }
 
-fn seconds(took: Duration) -> String {
+pub(crate) fn seconds(took: Duration) -> String {
     format!("{:.3} s", took.as_secs_f64())
 }

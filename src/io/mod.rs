@@ -40,6 +40,46 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     result
 }
 
+/// The payload of a checksummed deflate frame — `header ‖ deflate(payload) ‖ CRC-64/XZ
+/// of every byte before it` — whose `header_len`-byte header promised `compressed`
+/// compressed bytes inflating to `payload` bytes: the length, the checksum and the
+/// inflated length checked (the endgame database files of both games).
+pub fn inflate_checked(
+    bytes: &[u8],
+    header_len: usize,
+    compressed: u64,
+    payload: u64,
+) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let body = header_len as u64;
+    if body.checked_add(compressed).and_then(|n| n.checked_add(8)) != Some(bytes.len() as u64) {
+        return Err(format!(
+            "truncated or padded: the header promises {compressed} compressed bytes, the file has {}",
+            (bytes.len() as u64).saturating_sub(body + 8)
+        ));
+    }
+    let end = bytes.len() - 8;
+    let stored = u64::from_le_bytes(bytes[end..].try_into().expect("8 bytes"));
+    let computed = model::checksum(&bytes[..end]);
+    if stored != computed {
+        return Err(format!(
+            "checksum mismatch (stored {stored:016x}, computed {computed:016x}): the file is corrupt"
+        ));
+    }
+    let mut out = Vec::with_capacity(payload as usize);
+    flate2::read::DeflateDecoder::new(&bytes[header_len..end])
+        .take(payload + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| format!("the contents do not decompress: {e}"))?;
+    if out.len() as u64 != payload {
+        return Err(format!(
+            "the contents decompress to {} bytes, not {payload}",
+            out.len()
+        ));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

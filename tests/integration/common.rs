@@ -21,10 +21,13 @@ pub fn temp_dir(name: &str) -> PathBuf {
 /// temporary folder instead of the developer's home.
 pub fn evalearn_command() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_evalearn"));
-    command.env("EVALEARN_EGDB", "").env(
-        "XDG_DATA_HOME",
-        std::env::temp_dir().join(format!("evalearn-tests-data-{}", std::process::id())),
-    );
+    command
+        .env("EVALEARN_EGDB", "")
+        .env("EVALEARN_KALAH_DB", "")
+        .env(
+            "XDG_DATA_HOME",
+            std::env::temp_dir().join(format!("evalearn-tests-data-{}", std::process::id())),
+        );
     command
 }
 

@@ -12,7 +12,7 @@ use evalearn::game::checkers::pdn;
 use evalearn::learn::config::TrainConfig;
 
 /// The commands in the order `--help` lists them: as a user meets them.
-const COMMANDS: [&str; 17] = [
+const COMMANDS: [&str; 18] = [
     "train",
     "play",
     "match",
@@ -26,6 +26,7 @@ const COMMANDS: [&str; 17] = [
     "book",
     "egdb",
     "solve",
+    "accuracy",
     "bench",
     "perft",
     "moves",

@@ -13,7 +13,7 @@ use rand::RngExt;
 use std::sync::Arc;
 
 /// The final store margin for the side to move under perfect play, by brute force.
-fn negamax(pos: &Kalah) -> i32 {
+pub(crate) fn negamax(pos: &Kalah) -> i32 {
     // On the heap: a move list is 32 KiB and the recursion is deep.
     let mut moves = Box::new(KalahMoves::new());
     pos.legal_moves(&mut moves);

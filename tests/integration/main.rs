@@ -4,6 +4,7 @@
 
 mod common;
 
+mod accuracy;
 mod book;
 mod cli;
 mod consistency;

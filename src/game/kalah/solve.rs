@@ -24,7 +24,9 @@
 //! search allocates nothing per node (one stack of children, reused).
 
 pub mod board;
+pub mod cache;
 pub mod db;
+pub mod file;
 pub mod table;
 
 use std::sync::Arc;
@@ -90,6 +92,11 @@ pub struct Solver {
     table: BoundTable,
     stack: Vec<Candidate>,
     nodes: u64,
+    /// Node count at which a capped solve gives up ([`Solver::solve_capped`]).
+    node_limit: u64,
+    /// Set when the node limit was reached: every search returns at once, storing
+    /// nothing (a value cut short is not a bound).
+    aborted: bool,
 }
 
 impl Solver {
@@ -114,6 +121,8 @@ impl Solver {
             table: BoundTable::new(tt_mib),
             stack: Vec::with_capacity(4096),
             nodes: 0,
+            node_limit: u64::MAX,
+            aborted: false,
         })
     }
 
@@ -158,6 +167,38 @@ impl Solver {
         })
     }
 
+    /// Solves `pos` within `max_nodes` nodes: `Ok(None)` if it takes more. The bounds
+    /// proven before giving up stay in the table, so a later try starts from them.
+    pub fn solve_capped(
+        &mut self,
+        pos: &Kalah,
+        max_nodes: u64,
+    ) -> Result<Option<Solution>, String> {
+        self.node_limit = self.nodes.saturating_add(max_nodes);
+        let solution = self.solve(pos);
+        let aborted = std::mem::replace(&mut self.aborted, false);
+        self.node_limit = u64::MAX;
+        Ok(solution?).map(|s| (!aborted).then_some(s))
+    }
+
+    /// A move of `pos` that keeps its value, with the value, within `max_nodes` nodes
+    /// (solving and then proving the move); `Ok(None)` if it takes more, or if the game
+    /// is over.
+    pub fn best_move_capped(
+        &mut self,
+        pos: &Kalah,
+        max_nodes: u64,
+    ) -> Result<Option<(KalahMove, Solution)>, String> {
+        let Some(solution) = self.solve_capped(pos, max_nodes)? else {
+            return Ok(None);
+        };
+        self.node_limit = self.nodes.saturating_add(max_nodes);
+        let mv = self.first_move_keeping(&pits_of(pos), solution.future);
+        let aborted = std::mem::replace(&mut self.aborted, false);
+        self.node_limit = u64::MAX;
+        Ok(mv.filter(|_| !aborted).map(|mv| (mv, solution)))
+    }
+
     /// `V(pits)`: the margin the side to move banks from here on under perfect play.
     pub fn future_value(&mut self, pits: &Pits) -> i32 {
         self.future_value_with(pits, Instant::now(), &mut Vec::new(), |_| {})
@@ -177,20 +218,37 @@ impl Solver {
         let mut line = Vec::new();
         let mut children = Vec::new();
         while final_value(&pits).is_none() {
-            children.clear();
-            for_each_child(&pits, self.rules, |c| children.push(c));
-            let tt_best = self.table.probe(&pits).and_then(|b| b.best);
-            children.sort_by_key(|c| (Some(c.index as usize) != tt_best, -i32::from(c.banked)));
-            let keeps_value = children
-                .iter()
-                .copied()
-                .find(|c| self.child_reaches(c, future))
+            let keeps_value = self
+                .child_keeping(&pits, future, &mut children)
                 .ok_or_else(|| format!("no move keeps the value {future} of {pits:?}"))?;
             line.push(keeps_value.mv);
             future = i32::from(keeps_value.banked) - future;
             pits = keeps_value.pits;
         }
         Ok(line)
+    }
+
+    /// The first move of `pits` (table move first, then by what it banks) whose score is
+    /// `future`, the value of `pits`; `None` for a finished game (or a wrong value).
+    fn first_move_keeping(&mut self, pits: &Pits, future: i32) -> Option<KalahMove> {
+        self.child_keeping(pits, future, &mut Vec::new())
+            .map(|c| c.mv)
+    }
+
+    fn child_keeping(
+        &mut self,
+        pits: &Pits,
+        future: i32,
+        children: &mut Vec<Child>,
+    ) -> Option<Child> {
+        children.clear();
+        for_each_child(pits, self.rules, |c| children.push(c));
+        let tt_best = self.table.probe(pits).and_then(|b| b.best);
+        children.sort_by_key(|c| (Some(c.index as usize) != tt_best, -i32::from(c.banked)));
+        children
+            .iter()
+            .copied()
+            .find(|c| self.child_reaches(c, future))
     }
 
     fn check_rules(&self, pos: &Kalah) -> Result<(), String> {
@@ -233,6 +291,9 @@ impl Solver {
                 guess.min(upper)
             };
             let value = self.search(pits, beta - 1, beta);
+            if self.aborted {
+                break;
+            }
             let held = value >= beta;
             if held {
                 lower = value.max(lower);
@@ -268,6 +329,12 @@ impl Solver {
     /// `V ≥ v`, else `V = v`.
     fn search(&mut self, pits: &Pits, alpha: i32, beta: i32) -> i32 {
         self.nodes += 1;
+        if self.nodes >= self.node_limit {
+            self.aborted = true;
+        }
+        if self.aborted {
+            return 0;
+        }
         if let Some(value) = self.known_value(pits) {
             return value;
         }
@@ -303,6 +370,9 @@ impl Solver {
                     let banked = i32::from(candidate.child.banked);
                     let score =
                         banked - self.search(&candidate.child.pits, banked - beta, banked - floor);
+                    if self.aborted {
+                        break;
+                    }
                     if score > best {
                         best = score;
                         best_index = Some(candidate.child.index as usize);
@@ -315,6 +385,9 @@ impl Solver {
             }
         };
         self.stack.truncate(base);
+        if self.aborted {
+            return 0;
+        }
 
         let work = self.nodes - nodes_before;
         if best >= beta {
@@ -387,11 +460,4 @@ impl Solver {
 #[inline(always)]
 fn order_key(banked: i32, index: u16) -> i32 {
     banked * 4096 - i32::from(index)
-}
-
-/// Builds the endgame database for `rules` and returns it with its build time.
-pub fn build_db(rules: KalahRules, stones: u32) -> (Arc<EndgameDb>, Duration) {
-    let started = Instant::now();
-    let db = EndgameDb::build(rules, stones);
-    (Arc::new(db), started.elapsed())
 }

@@ -20,7 +20,6 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use flate2::Compression;
-use flate2::read::DeflateDecoder;
 use flate2::write::DeflateEncoder;
 
 use super::index::{Material, SliceIndex};
@@ -148,33 +147,7 @@ fn decode(bytes: &[u8], index: &SliceIndex) -> Result<Vec<u8>, String> {
             index.size()
         ));
     }
-    let body = HEADER_LEN as u64;
-    if body.checked_add(compressed).and_then(|n| n.checked_add(8)) != Some(bytes.len() as u64) {
-        return Err(format!(
-            "truncated or padded: the header promises {compressed} compressed bytes, the file has {}",
-            (bytes.len() as u64).saturating_sub(body + 8)
-        ));
-    }
-    let end = bytes.len() - 8;
-    let stored_sum = word(end);
-    let computed = checksum(&bytes[..end]);
-    if stored_sum != computed {
-        return Err(format!(
-            "checksum mismatch (stored {stored_sum:016x}, computed {computed:016x}): the file is corrupt"
-        ));
-    }
-    let mut out = Vec::with_capacity(entries as usize);
-    DeflateDecoder::new(&bytes[HEADER_LEN..end])
-        .take(entries + 1)
-        .read_to_end(&mut out)
-        .map_err(|e| format!("entries do not decompress: {e}"))?;
-    if out.len() as u64 != entries {
-        return Err(format!(
-            "entries decompress to {} bytes, not {entries}",
-            out.len()
-        ));
-    }
-    Ok(out)
+    crate::io::inflate_checked(bytes, HEADER_LEN, compressed, entries)
 }
 
 #[cfg(test)]

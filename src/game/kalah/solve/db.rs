@@ -110,6 +110,15 @@ pub fn next_same_total(pits: &mut Pits) -> bool {
     true
 }
 
+/// The name of a capture rule: the only rule the values depend on.
+pub fn rule_name(rules: KalahRules) -> &'static str {
+    if rules.empty_capture {
+        "empty-capture"
+    } else {
+        "standard"
+    }
+}
+
 /// `V(pits)` for every configuration with at most [`EndgameDb::stones`] stones.
 pub struct EndgameDb {
     rules: KalahRules,
@@ -135,6 +144,46 @@ impl EndgameDb {
             db.build_level(level);
         }
         db
+    }
+
+    /// A database from its values in index order (as [`EndgameDb::to_bytes`] gave
+    /// them, read back from a file): checked for length and range, never panics.
+    pub fn from_bytes(rules: KalahRules, stones: u32, bytes: &[u8]) -> Result<EndgameDb, String> {
+        if stones > MAX_DB_STONES {
+            return Err(format!("{stones} stones, more than {MAX_DB_STONES}"));
+        }
+        if bytes.len() as u64 != configurations(stones) {
+            return Err(format!(
+                "{} values, but a database of {stones} stones has {}",
+                bytes.len(),
+                configurations(stones)
+            ));
+        }
+        // |V| never exceeds the stones in the pits.
+        if let Some(at) = bytes
+            .iter()
+            .position(|&b| (b as i8).unsigned_abs() as u32 > stones)
+        {
+            return Err(format!(
+                "value {} at index {at} is out of range",
+                bytes[at] as i8
+            ));
+        }
+        Ok(EndgameDb {
+            rules,
+            stones,
+            values: bytes.iter().map(|&b| AtomicI8::new(b as i8)).collect(),
+        })
+    }
+
+    /// The values in index order, one byte each (two's complement).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.values.iter().map(|v| v.load(Relaxed) as u8).collect()
+    }
+
+    /// The capture rule's name (`standard` or `empty-capture`), as files name it.
+    pub fn rule_name(&self) -> &'static str {
+        rule_name(self.rules)
     }
 
     /// Most stones in the pits of a configuration the database holds.

@@ -1,0 +1,158 @@
+//! Draughts cases from the endgame database: positions drawn from its slices with a
+//! stated mix of piece counts, or a dataset's positions that fall inside it.
+
+use rand::RngExt;
+
+use super::Case;
+use crate::game::checkers::Checkers;
+use crate::game::checkers::egdb::{Egdb, Material, SliceIndex};
+use crate::game::{ExactValue, Game, MoveList};
+
+/// A result as a value: 1 win, 0 draw, −1 loss.
+pub fn value_of(exact: ExactValue) -> i32 {
+    match exact {
+        ExactValue::Win(_) => 1,
+        ExactValue::Draw => 0,
+        ExactValue::Loss(_) => -1,
+    }
+}
+
+/// The case of `pos` if it and every position after its moves are in the database and
+/// it has at least two moves (a forced move tells nothing about the evaluator).
+pub fn case_of(egdb: &Egdb, pos: &Checkers) -> Option<Case<Checkers>> {
+    let mut moves = MoveList::new();
+    pos.legal_moves(&mut moves);
+    if moves.len() < 2 {
+        return None;
+    }
+    egdb.probe(pos)?;
+    let children: Option<Vec<_>> = moves
+        .iter()
+        .map(|&mv| egdb.probe(&pos.play(mv)).map(|v| (mv, value_of(v))))
+        .collect();
+    let case = Case::from_children(*pos, children?)?;
+    // The stored value must be what the moves give (else the database is damaged).
+    (egdb.probe(pos).map(value_of) == Some(case.value)).then_some(case)
+}
+
+/// A mix of piece counts: `(pieces, weight)`, parsed from `3:1,4:1,5:2`.
+pub fn parse_mix(text: &str) -> Result<Vec<(u32, f64)>, String> {
+    let mut mix = Vec::new();
+    for part in text.split(',') {
+        let (pieces, weight) = part
+            .split_once(':')
+            .ok_or_else(|| format!("'{part}': give PIECES:WEIGHT, e.g. 4:1"))?;
+        let pieces: u32 = pieces
+            .trim()
+            .parse()
+            .map_err(|_| format!("'{pieces}' is not a piece count"))?;
+        let weight: f64 = weight
+            .trim()
+            .parse()
+            .ok()
+            .filter(|w: &f64| w.is_finite() && *w >= 0.0)
+            .ok_or_else(|| format!("'{weight}' is not a weight (a number ≥ 0)"))?;
+        if !(2..=7).contains(&pieces) {
+            return Err(format!("{pieces} pieces: a slice has 2 to 7"));
+        }
+        if mix.iter().any(|&(p, _)| p == pieces) {
+            return Err(format!("{pieces} pieces given twice"));
+        }
+        mix.push((pieces, weight));
+    }
+    if mix.iter().all(|&(_, w)| w == 0.0) {
+        return Err("every weight is 0".to_string());
+    }
+    Ok(mix)
+}
+
+/// `count` cases drawn from the database: each draw picks a piece count by the mix's
+/// weights, then a position uniformly among that count's positions (slices weighted by
+/// size), with White to move; positions without two moves are drawn again. Draw `i`
+/// comes from random stream `i` of `seed`, so the sample is the same on any machine.
+/// Fails if a piece count of the mix is not (completely) in the database.
+pub fn sample(
+    egdb: &Egdb,
+    mix: &[(u32, f64)],
+    count: usize,
+    seed: u64,
+) -> Result<Vec<Case<Checkers>>, String> {
+    // (weight, the piece count's slices with their sizes)
+    let mut slices: Vec<(f64, Vec<(SliceIndex, u64)>)> = Vec::new();
+    for &(pieces, weight) in mix.iter().filter(|&&(_, w)| w > 0.0) {
+        let of_count: Vec<(SliceIndex, u64)> = Material::all_up_to(pieces)
+            .into_iter()
+            .filter(|m| m.pieces() == pieces)
+            .map(|m| {
+                let index = SliceIndex::new(m);
+                let size = index.size();
+                (index, size)
+            })
+            .collect();
+        if let Some((missing, _)) = of_count.iter().find(|(i, _)| !egdb.has(i.material())) {
+            return Err(format!(
+                "the database has no slice {} ({pieces} pieces): build it with \
+                 `evalearn egdb build --pieces {pieces}`",
+                missing.material()
+            ));
+        }
+        slices.push((weight, of_count));
+    }
+    let total_weight: f64 = slices.iter().map(|s| s.0).sum();
+    let mut cases = Vec::with_capacity(count);
+    let mut stream = 0u64;
+    // Generous: almost every position of 3+ pieces has two moves.
+    let max_draws = 1000 + 100 * count as u64;
+    while cases.len() < count {
+        if stream >= max_draws {
+            return Err(format!(
+                "only {} of {count} positions with two moves or more in {max_draws} draws",
+                cases.len()
+            ));
+        }
+        let mut rng = crate::rng::stream(seed, stream);
+        stream += 1;
+        let mut pick = rng.random::<f64>() * total_weight;
+        let (_, of_count) = slices
+            .iter()
+            .find(|s| {
+                pick -= s.0;
+                pick < 0.0
+            })
+            .unwrap_or_else(|| slices.last().expect("a weight is positive"));
+        let positions: u64 = of_count.iter().map(|s| s.1).sum();
+        let mut at = rng.random_range(0..positions);
+        let (index, _) = of_count
+            .iter()
+            .find(|s| {
+                let inside = at < s.1;
+                if !inside {
+                    at -= s.1;
+                }
+                inside
+            })
+            .expect("the draw is below the total");
+        if let Some(case) = case_of(egdb, &index.position(at)) {
+            cases.push(case);
+        }
+    }
+    Ok(cases)
+}
+
+/// The cases of `positions` that fall inside the database (with two moves or more),
+/// duplicates left out, in order; then at most `count` of them, drawn by `seed` when
+/// there are more.
+pub fn from_positions(
+    egdb: &Egdb,
+    positions: impl IntoIterator<Item = Checkers>,
+    count: usize,
+    seed: u64,
+) -> Vec<Case<Checkers>> {
+    let mut seen = std::collections::HashSet::new();
+    let cases: Vec<Case<Checkers>> = positions
+        .into_iter()
+        .filter(|p| Material::of(p).pieces() <= egdb.max_pieces() && seen.insert(*p))
+        .filter_map(|p| case_of(egdb, &p))
+        .collect();
+    super::choose_positions(cases, count, seed)
+}
