@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::notation;
 use super::protocol::{Input, Line, parse_line, quote, read_line, whole_number};
@@ -22,6 +22,7 @@ use super::time::{Budget, Level};
 use crate::eval::spec::{AnyEvaluator, EvalSpec, ModelWatch, Reload};
 use crate::game::checkers::{Checkers, Move};
 use crate::game::{Game, GameRecord};
+use crate::search::time::{RealClock, TimeSource};
 use crate::search::{
     Iteration, Limits, MAX_PLY, SearchConfig, SearchResult, Searcher, Tablebase, WIN, WIN_THRESHOLD,
 };
@@ -91,9 +92,10 @@ struct Running {
     /// `None` once joined (a ponder result parked).
     thread: Option<JoinHandle<(HubSearcher, SearchResult<Checkers>)>>,
     stop: Arc<AtomicBool>,
-    /// After this instant no new iteration starts; `None` while pondering.
-    soft_mark: Arc<Mutex<Option<Instant>>>,
-    hard_deadline: Option<Instant>,
+    /// After this time (on the session's clock) no new iteration starts; `None` while
+    /// pondering.
+    soft_mark: Arc<Mutex<Option<Duration>>>,
+    hard_deadline: Option<Duration>,
     /// `go ponder` not yet followed by `ponder-hit` or `stop`: `done` must wait.
     pondering: bool,
     /// The time marks to start at `ponder-hit`.
@@ -109,6 +111,8 @@ struct Session<W: Write> {
     options: EngineOptions,
     searcher: Option<HubSearcher>,
     watch: Option<ModelWatch>,
+    /// The clock the time marks are kept on (the searcher reads the same).
+    time: Arc<dyn TimeSource>,
     record: Result<GameRecord<Checkers>, String>,
     level: Level,
     running: Option<Running>,
@@ -129,18 +133,28 @@ pub struct Engine {
     options: EngineOptions,
     searcher: HubSearcher,
     watch: Option<ModelWatch>,
+    time: Arc<dyn TimeSource>,
 }
 
 impl Engine {
     /// Loads the evaluator, so a bad model is reported before the protocol starts.
     pub fn new(options: EngineOptions) -> Result<Engine, String> {
         let (evaluator, watch) = load_evaluator(&options.eval)?;
+        let time: Arc<dyn TimeSource> = Arc::new(RealClock::new());
         Ok(Engine {
-            searcher: Searcher::new(evaluator, SearchConfig::FULL, options.hash_mib)
-                .with_tablebase(options.tablebase.clone()),
+            searcher: new_searcher(evaluator, &options, &time),
             watch,
             options,
+            time,
         })
+    }
+
+    /// The engine keeping its clock on `time` instead of the real clock (tests run it on
+    /// a simulated one).
+    pub fn with_time_source(mut self, time: Arc<dyn TimeSource>) -> Engine {
+        self.searcher = self.searcher.with_time_source(Arc::clone(&time));
+        self.time = time;
+        self
     }
 
     /// Runs the engine on `input` and `output` until `quit` or the end of the input.
@@ -152,6 +166,16 @@ impl Engine {
     {
         run_session(self, input, output)
     }
+}
+
+fn new_searcher(
+    evaluator: AnyEvaluator<Checkers>,
+    options: &EngineOptions,
+    time: &Arc<dyn TimeSource>,
+) -> HubSearcher {
+    Searcher::new(evaluator, SearchConfig::FULL, options.hash_mib)
+        .with_tablebase(options.tablebase.clone())
+        .with_time_source(Arc::clone(time))
 }
 
 /// The evaluator `spec` names, with a watch on its file when it is a model.
@@ -188,6 +212,7 @@ where
         options: engine.options,
         searcher: Some(engine.searcher),
         watch: engine.watch,
+        time: engine.time,
         record: Ok(GameRecord::new(Checkers::start())),
         level: Level::default(),
         running: None,
@@ -204,19 +229,19 @@ impl<W: Write + Send + 'static> Session<W> {
         loop {
             let deadline = self.running.as_ref().and_then(|r| r.hard_deadline);
             let event = match deadline {
-                Some(deadline) => {
-                    match inbox.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-                        Ok(event) => event,
-                        Err(RecvTimeoutError::Timeout) => {
-                            if let Some(running) = &mut self.running {
-                                running.stop.store(true, Ordering::Relaxed);
-                                running.hard_deadline = None;
-                            }
-                            continue;
+                Some(deadline) => match inbox.recv_timeout(self.time.wait_until(deadline)) {
+                    Ok(event) => event,
+                    Err(RecvTimeoutError::Timeout) => {
+                        if self.time.now() >= deadline
+                            && let Some(running) = &mut self.running
+                        {
+                            running.stop.store(true, Ordering::Relaxed);
+                            running.hard_deadline = None;
                         }
-                        Err(RecvTimeoutError::Disconnected) => return Ok(()),
+                        continue;
                     }
-                }
+                    Err(RecvTimeoutError::Disconnected) => return Ok(()),
+                },
                 None => match inbox.recv() {
                     Ok(event) => event,
                     Err(_) => return Ok(()),
@@ -353,10 +378,7 @@ impl<W: Write + Send + 'static> Session<W> {
                 if mib != self.options.hash_mib {
                     self.options.hash_mib = mib;
                     let evaluator = self.idle_searcher().evaluator().clone();
-                    self.searcher = Some(
-                        Searcher::new(evaluator, SearchConfig::FULL, mib)
-                            .with_tablebase(self.options.tablebase.clone()),
-                    );
+                    self.searcher = Some(new_searcher(evaluator, &self.options, &self.time));
                 }
                 Ok(())
             }
@@ -493,7 +515,7 @@ impl<W: Write + Send + 'static> Session<W> {
             stop: Some(Arc::clone(&stop)),
             ..Limits::default()
         };
-        let now = Instant::now();
+        let now = self.time.now();
         let pondering = mode == Mode::Ponder;
         let soft_mark = Arc::new(Mutex::new(None));
         self.searches += 1;
@@ -518,18 +540,19 @@ impl<W: Write + Send + 'static> Session<W> {
         &mut self,
         record: GameRecord<Checkers>,
         limits: Limits,
-        soft_mark: Arc<Mutex<Option<Instant>>>,
+        soft_mark: Arc<Mutex<Option<Duration>>>,
         stop: Arc<AtomicBool>,
     ) -> JoinHandle<(HubSearcher, SearchResult<Checkers>)> {
         let mut searcher = self.searcher.take().expect("no search runs yet");
         let out = self.out.clone();
         let events = self.events.clone();
         let id = self.searches;
+        let time = Arc::clone(&self.time);
         std::thread::spawn(move || {
             let result = searcher.search(&record, &limits, |iteration| {
                 let _ = out.line(&info_line(iteration));
                 let mark = *soft_mark.lock().unwrap_or_else(|p| p.into_inner());
-                if mark.is_some_and(|mark| Instant::now() >= mark) {
+                if mark.is_some_and(|mark| time.now() >= mark) {
                     stop.store(true, Ordering::Relaxed);
                 }
             });
@@ -601,7 +624,7 @@ impl<W: Write + Send + 'static> Session<W> {
             return Ok(());
         }
         running.pondering = false;
-        running.start_clock(Instant::now());
+        running.start_clock(self.time.now());
         if running.thread.is_none() {
             return self.collect();
         }
@@ -621,7 +644,7 @@ impl<W: Write + Send + 'static> Session<W> {
 
 impl Running {
     /// The move's clock starts: from now on the time marks apply.
-    fn start_clock(&mut self, now: Instant) {
+    fn start_clock(&mut self, now: Duration) {
         if let Some(mark) = self.budget.last_iteration_start() {
             *self.soft_mark.lock().unwrap_or_else(|p| p.into_inner()) = Some(now + mark);
         }

@@ -245,7 +245,8 @@ pub struct Limits {
     pub depth: Option<u32>,
     /// Most nodes, quiescence nodes included. Deterministic.
     pub nodes: Option<u64>,
-    /// Wall-clock time for the whole search.
+    /// Time for the whole search (on the searcher's [`time::TimeSource`], real unless a
+    /// test gives another).
     pub movetime: Option<Duration>,
     /// A game clock: the search spends what [`time::Clock::budget`] allows (with a
     /// movetime too, the earlier deadline stops it).

@@ -2,9 +2,10 @@
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::score::{ending, exact_score, game_over_score, shift_distance};
+use super::time::{RealClock, TimeSource};
 use super::tt::{Bound, RESOLVED, TranspositionTable};
 use super::{
     INFINITY, Iteration, Limits, MAX_PLY, NodeCounts, SearchConfig, SearchResult, Tablebase,
@@ -66,9 +67,12 @@ pub struct Searcher<G: Game, E: Evaluator<G>> {
     path: Vec<u64>,
     nodes: NodeCounts,
     node_limit: u64,
-    deadline: Option<Instant>,
+    /// Where the time is read: the real clock unless a test gives a simulated one.
+    time: Arc<dyn TimeSource>,
+    /// The search stops here (on `time`).
+    deadline: Option<Duration>,
     /// No new iteration starts after this (a clock's soft budget).
-    iteration_mark: Option<Instant>,
+    iteration_mark: Option<Duration>,
     stop_flag: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     stopped: bool,
     /// Search every root move with a full window (see [`Limits::exact_root_values`]).
@@ -115,6 +119,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             path: Vec::with_capacity(4 * MAX_PLY),
             nodes: NodeCounts::default(),
             node_limit: u64::MAX,
+            time: Arc::new(RealClock::new()),
             deadline: None,
             iteration_mark: None,
             stop_flag: None,
@@ -133,6 +138,12 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
     /// the database's best move in a position the database holds as won or lost.
     pub fn with_tablebase(mut self, tablebase: Option<Arc<dyn Tablebase<G>>>) -> Self {
         self.tablebase = tablebase;
+        self
+    }
+
+    /// The searcher reading the time from `time` (time limits, elapsed times).
+    pub fn with_time_source(mut self, time: Arc<dyn TimeSource>) -> Self {
+        self.time = time;
         self
     }
 
@@ -167,7 +178,9 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         limits: &Limits,
         mut on_iteration: impl FnMut(&Iteration<G>),
     ) -> SearchResult<G> {
-        let started = Instant::now();
+        let time = Arc::clone(&self.time);
+        let started = time.now();
+        let elapsed = || time.now().saturating_sub(started);
         self.start(record, limits, started);
         let root = *record.position();
         self.enter_position(&root, 0);
@@ -188,7 +201,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             depth: 0,
             pv: root_moves.first().copied().into_iter().collect(),
             nodes: NodeCounts::default(),
-            elapsed: started.elapsed(),
+            elapsed: elapsed(),
             stopped: false,
             root_values: Vec::new(),
             exact: None,
@@ -204,7 +217,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 result.depth = 1;
                 result.pv = known.line;
                 result.root_values = known.root_values;
-                result.elapsed = started.elapsed();
+                result.elapsed = elapsed();
                 on_iteration(&Iteration {
                     depth: 1,
                     score,
@@ -250,7 +263,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 depth,
                 score: result.score,
                 nodes: self.nodes,
-                elapsed: started.elapsed(),
+                elapsed: elapsed(),
                 pv: result.pv.clone(),
             });
             // Deeper iterations cannot change a value found without looking past the
@@ -263,16 +276,13 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             if decided {
                 break;
             }
-            if self
-                .iteration_mark
-                .is_some_and(|mark| Instant::now() >= mark)
-            {
+            if self.iteration_mark.is_some_and(|mark| time.now() >= mark) {
                 result.stopped = true;
                 break;
             }
         }
         result.nodes = self.nodes;
-        result.elapsed = started.elapsed();
+        result.elapsed = elapsed();
         result
     }
 
@@ -335,7 +345,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
     /// limits, and on the searches of its own game before it: the transposition table
     /// stays while the searches follow one game (the same start, each record extending
     /// the last with the same evaluator) and is emptied otherwise.
-    fn start(&mut self, record: &GameRecord<G>, limits: &Limits, started: Instant) {
+    fn start(&mut self, record: &GameRecord<G>, limits: &Limits, started: Duration) {
         let evaluator_changed = std::mem::take(&mut self.incremental_stale);
         if evaluator_changed {
             self.incremental = self.evaluator.incremental(MAX_PLY + 1);
@@ -517,7 +527,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         let total = self.nodes.total();
         if total >= self.node_limit
             || (total.is_multiple_of(CLOCK_INTERVAL)
-                && (self.deadline.is_some_and(|d| Instant::now() >= d)
+                && (self.deadline.is_some_and(|d| self.time.now() >= d)
                     || self
                         .stop_flag
                         .as_ref()

@@ -10,8 +10,12 @@
 //! when the clock has no move count) plus three quarters of the increment; the hard one
 //! three times that, but never more than three quarters of the clock (nine tenths on the
 //! last move of a period). A move overhead (pipe and client latency) comes off first.
+//!
+//! The time itself is read from a [`TimeSource`]: the real clock in play, a
+//! [`SimulatedClock`] in tests, so no test depends on how fast or busy the machine is.
 
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 /// Moves assumed still to play when the clock does not say.
 const MOVES_TO_GO: f64 = 25.0;
@@ -65,6 +69,95 @@ impl Clock {
     }
 }
 
+/// Where searches and the Hub engine read the time.
+pub trait TimeSource: Send + Sync {
+    /// Time since the source's start.
+    fn now(&self) -> Duration;
+    /// How long to wait, in real time, before looking again whether `until` (on this
+    /// source) has come.
+    fn wait_until(&self, until: Duration) -> Duration;
+}
+
+/// The real clock, from its creation.
+pub struct RealClock(Instant);
+
+impl RealClock {
+    pub fn new() -> RealClock {
+        RealClock(Instant::now())
+    }
+}
+
+impl Default for RealClock {
+    fn default() -> Self {
+        RealClock::new()
+    }
+}
+
+impl TimeSource for RealClock {
+    fn now(&self) -> Duration {
+        self.0.elapsed()
+    }
+
+    fn wait_until(&self, until: Duration) -> Duration {
+        until.saturating_sub(self.now())
+    }
+}
+
+/// A clock that moves only when told to ([`SimulatedClock::advance`]), and, if made
+/// [`SimulatedClock::ticking`], by a fixed step at every reading: a search that reads it
+/// every so many nodes then sees time pass in proportion to its work, the same on any
+/// machine.
+#[derive(Default)]
+pub struct SimulatedClock {
+    nanos: AtomicU64,
+    tick: u64,
+}
+
+/// How often a waiter looks at a simulated clock again, in real time.
+const SIMULATED_POLL: Duration = Duration::from_millis(1);
+
+impl SimulatedClock {
+    /// Stands at zero until advanced.
+    pub fn new() -> SimulatedClock {
+        SimulatedClock::default()
+    }
+
+    /// Moves on by `step` at every reading.
+    pub fn ticking(step: Duration) -> SimulatedClock {
+        SimulatedClock {
+            nanos: AtomicU64::new(0),
+            tick: nanos(step),
+        }
+    }
+
+    pub fn advance(&self, by: Duration) {
+        self.nanos.fetch_add(nanos(by), Ordering::SeqCst);
+    }
+
+    /// The time now, without a tick.
+    pub fn peek(&self) -> Duration {
+        Duration::from_nanos(self.nanos.load(Ordering::SeqCst))
+    }
+}
+
+fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+impl TimeSource for SimulatedClock {
+    fn now(&self) -> Duration {
+        Duration::from_nanos(self.nanos.fetch_add(self.tick, Ordering::SeqCst))
+    }
+
+    fn wait_until(&self, until: Duration) -> Duration {
+        if self.peek() >= until {
+            Duration::ZERO
+        } else {
+            SIMULATED_POLL
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,5 +180,23 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_simulated_clock_moves_only_when_told_or_read_while_ticking() {
+        let still = SimulatedClock::new();
+        assert_eq!(still.now(), Duration::ZERO);
+        assert_eq!(still.now(), Duration::ZERO);
+        assert_eq!(still.wait_until(Duration::from_millis(5)), SIMULATED_POLL);
+        still.advance(Duration::from_millis(5));
+        assert_eq!(still.now(), Duration::from_millis(5));
+        assert_eq!(still.wait_until(Duration::from_millis(5)), Duration::ZERO);
+
+        let ticking = SimulatedClock::ticking(Duration::from_millis(2));
+        assert_eq!(ticking.now(), Duration::ZERO);
+        assert_eq!(ticking.now(), Duration::from_millis(2));
+        assert_eq!(ticking.peek(), Duration::from_millis(4));
+        ticking.advance(Duration::from_secs(1));
+        assert_eq!(ticking.now(), Duration::from_millis(1004));
     }
 }

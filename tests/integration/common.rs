@@ -147,6 +147,11 @@ impl Piped {
         }
     }
 
+    /// Closes stdin (end of input for the process).
+    pub fn close_input(&mut self) {
+        drop(self.stdin.take());
+    }
+
     /// Closes stdin, waits for the process (which must succeed) and returns everything
     /// it printed.
     pub fn finish(mut self) -> Vec<String> {
@@ -198,11 +203,10 @@ pub fn linear_header() -> evalearn::io::model::ModelHeader {
     )
 }
 
-/// Held by a test that plays on real game clocks (pydraughts' round robin) and by the
-/// browser tests, whose chromium would otherwise take the CPU those clocks count on.
-pub static CLOCKS_OR_BROWSER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// Held by each browser test: one chromium at a time is enough for two cores.
+pub static ONE_BROWSER: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// Takes [`CLOCKS_OR_BROWSER`] (a test that failed holding it still leaves it usable).
-pub fn clocks_or_browser() -> std::sync::MutexGuard<'static, ()> {
-    CLOCKS_OR_BROWSER.lock().unwrap_or_else(|e| e.into_inner())
+/// Takes [`ONE_BROWSER`] (a test that failed holding it still leaves it usable).
+pub fn one_browser() -> std::sync::MutexGuard<'static, ()> {
+    ONE_BROWSER.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -6,8 +6,10 @@ use common::{Piped, evalearn, evalearn_ok, linear_header, save_linear, temp_dir}
 
 use std::io::Write;
 use std::path::Path;
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::thread::JoinHandle;
+use std::time::Duration;
 
 use evalearn::eval::Material;
 use evalearn::game::checkers::Checkers;
@@ -15,7 +17,9 @@ use evalearn::game::{Game, GameRecord};
 use evalearn::hub::engine::{Engine, EngineOptions};
 use evalearn::hub::notation;
 use evalearn::hub::protocol::parse_line;
-use evalearn::search::{Limits, SearchConfig, Searcher};
+use evalearn::hub::time::Level;
+use evalearn::search::time::SimulatedClock;
+use evalearn::search::{Limits, MAX_PLY, SearchConfig, Searcher};
 use proptest::prelude::*;
 
 const START: &str = "Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww";
@@ -125,54 +129,199 @@ fn ping_is_answered_during_a_search_and_stop_ends_it() {
     engine.finish();
 }
 
+/// An engine run in this process on a simulated clock that moves only when the test
+/// says: lines in through a pipe, lines out through a channel. The time marks are then
+/// checked exactly, however slow or busy the machine.
+struct Simulated {
+    clock: Arc<SimulatedClock>,
+    input: Option<std::io::PipeWriter>,
+    lines: Receiver<String>,
+    transcript: Vec<String>,
+    thread: Option<JoinHandle<std::io::Result<()>>>,
+}
+
+/// The engine's output, a line at a time into a channel.
+struct ToChannel {
+    lines: Sender<String>,
+    partial: Vec<u8>,
+}
+
+impl Write for ToChannel {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.partial.extend_from_slice(buf);
+        while let Some(end) = self.partial.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = self.partial.drain(..=end).collect();
+            let text = String::from_utf8_lossy(&line[..end]).into_owned();
+            // The test may have stopped listening; the engine's output is then moot.
+            let _ = self.lines.send(text);
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Simulated {
+    /// The material evaluator with `move_overhead_ms` of move overhead.
+    fn start(move_overhead_ms: u64) -> Simulated {
+        let options = EngineOptions {
+            eval: evalearn::eval::spec::EvalSpec::Builtin("material".into()),
+            hash_mib: 4,
+            move_overhead: Duration::from_millis(move_overhead_ms),
+            tablebase: None,
+            notes: Vec::new(),
+        };
+        let clock = Arc::new(SimulatedClock::new());
+        let engine = Engine::new(options)
+            .unwrap()
+            .with_time_source(Arc::clone(&clock) as _);
+        let (reader, writer) = std::io::pipe().unwrap();
+        let (send, lines) = mpsc::channel();
+        let output = ToChannel {
+            lines: send,
+            partial: Vec::new(),
+        };
+        let thread =
+            std::thread::spawn(move || engine.run(std::io::BufReader::new(reader), output));
+        Simulated {
+            clock,
+            input: Some(writer),
+            lines,
+            transcript: Vec::new(),
+            thread: Some(thread),
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        let input = self.input.as_mut().expect("input still open");
+        writeln!(input, "{line}").unwrap();
+    }
+
+    /// Output lines up to and including the first that starts with `command`. The
+    /// patience is a failure timeout only (a hang), far above any delay load causes.
+    fn until(&mut self, command: &str) -> Vec<String> {
+        let mut lines = Vec::new();
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(120))
+                .unwrap_or_else(|_| {
+                    panic!(
+                        "no '{command}' line; transcript:\n{}",
+                        self.transcript.join("\n")
+                    )
+                });
+            self.transcript.push(line.clone());
+            let found = line.split_whitespace().next() == Some(command);
+            lines.push(line);
+            if found {
+                return lines;
+            }
+        }
+    }
+
+    /// Waits for an info line of at least `depth`, then checks with `ping` that the
+    /// engine is still searching: no `done` came.
+    fn searching_at(&mut self, depth: u32) {
+        loop {
+            let info = self.until("info");
+            let line = info.last().unwrap();
+            assert!(!info.iter().any(|l| l.starts_with("done")), "{info:?}");
+            if value(line, "depth").is_some_and(|d| d.parse::<u32>().unwrap() >= depth) {
+                break;
+            }
+        }
+        self.still_searching();
+    }
+
+    /// Checks with `ping` that no `done` came; the engine has then taken every line
+    /// sent before.
+    fn still_searching(&mut self) {
+        self.send("ping");
+        let lines = self.until("pong");
+        assert!(
+            !lines.iter().any(|l| l.starts_with("done")),
+            "done while the simulated clock stood before its marks: {lines:?}"
+        );
+    }
+
+    /// Waits for `done` and checks its move is legal in `pos`.
+    fn done_legal(&mut self, pos: &Checkers) {
+        let done = self.until("done").pop().unwrap();
+        let text = value(&done, "move").unwrap_or_else(|| panic!("no move: {done}"));
+        notation::parse_move(pos, &text).unwrap_or_else(|e| panic!("{done}: {e}"));
+    }
+
+    /// Ends the input and waits for the engine, which must end cleanly.
+    fn finish(mut self) {
+        drop(self.input.take());
+        self.thread.take().unwrap().join().unwrap().unwrap();
+    }
+}
+
 #[test]
 fn ponder_waits_for_ponder_hit_then_keeps_to_the_clock() {
-    let mut engine = hub(&[]);
+    let mut engine = Simulated::start(20);
+    let start = Checkers::start();
     engine.send(&format!("pos pos={START}"));
     engine.send("level move-time=0.05");
     engine.send("go ponder");
-    // Far longer than the move time: pondering has no clock.
-    let quiet_until = Instant::now() + Duration::from_millis(400);
-    while let Some(line) = engine.next_line(quiet_until.saturating_duration_since(Instant::now())) {
-        assert!(!line.starts_with("done"), "done before ponder-hit: {line}");
-    }
-    let hit = Instant::now();
+    engine.searching_at(4);
+    // Far beyond the move time: pondering has no clock.
+    engine.clock.advance(Duration::from_secs(10));
+    engine.searching_at(6);
+    // The move's clock starts at ponder-hit: 30 ms (50 less the overhead), no new
+    // iteration after 15.
     engine.send("ponder-hit");
-    engine.wait_for("done move=");
-    assert!(
-        hit.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        hit.elapsed()
-    );
+    engine.still_searching(); // and ponder-hit was taken
+    engine.clock.advance(Duration::from_millis(14));
+    engine.searching_at(8);
+    engine.clock.advance(Duration::from_millis(16));
+    engine.done_legal(&start);
 
     // A ponder search that ends by itself (depth 2) still waits, and `stop` releases it.
     engine.send("level depth=2");
     engine.send("go ponder");
-    engine.wait_for("info depth=2");
-    assert_eq!(engine.next_line(Duration::from_millis(200)), None);
+    engine.until("info");
+    engine.still_searching();
     engine.send("stop");
-    engine.wait_for("done move=");
-    engine.send("quit");
+    engine.done_legal(&start);
     engine.finish();
 }
 
 #[test]
-fn a_clock_move_returns_well_within_the_time_left() {
-    let mut engine = hub(&["--move-overhead", "20"]);
+fn a_clock_move_keeps_to_its_time_marks_on_a_simulated_clock() {
+    let overhead = Duration::from_millis(20);
+    let mut engine = Simulated::start(overhead.as_millis() as u64);
+    let start = Checkers::start();
     engine.send("pos");
-    for (level, limit) in [
-        ("level time=1 inc=0", 0.5),
-        ("level time=0.1 inc=0.02", 0.1),
+    for (text, left) in [
+        ("level time=1 inc=0", 1.0),
+        ("level time=0.1 inc=0.02", 0.12),
         ("level moves=1 time=0.3", 0.3),
     ] {
-        engine.send(level);
-        let started = Instant::now();
+        let level = Level::parse(&parse_line(text).unwrap().unwrap(), MAX_PLY as u32 - 8);
+        let budget = level.unwrap().budget(overhead);
+        let (mark, hard) = (budget.last_iteration_start().unwrap(), budget.hard.unwrap());
+        assert!(hard.as_secs_f64() < 0.9 * left, "{text}: {budget:?}");
+        engine.send(text);
         engine.send("go think");
-        engine.wait_for("done move=");
-        let spent = started.elapsed().as_secs_f64();
-        assert!(spent < limit, "{level}: {spent} s");
+        // The clock stands still: the search deepens whatever time passes for real.
+        engine.searching_at(4);
+        engine.clock.advance(mark - Duration::from_millis(1));
+        engine.searching_at(6);
+        // At the hard mark the move is played.
+        engine.clock.advance(hard - mark + Duration::from_millis(1));
+        engine.done_legal(&start);
     }
-    engine.send("quit");
+    // Past the soft mark only: the iteration under way is the last.
+    engine.send("level time=60 inc=0");
+    engine.send("go think");
+    engine.searching_at(4);
+    engine.clock.advance(Duration::from_millis(1250));
+    engine.done_legal(&start);
     engine.finish();
 }
 
@@ -239,14 +388,11 @@ fn end_of_input_during_a_search_ends_the_engine() {
     engine.send("level infinite");
     engine.send("go analyze");
     engine.wait_for("info depth=2");
-    let started = Instant::now();
-    // Closes stdin; the engine must stop searching and exit with success.
-    engine.finish();
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
-    );
+    // Closes stdin; the engine must stop searching and exit with success (the patience
+    // only bounds a hang, far above any delay load causes).
+    engine.close_input();
+    let status = engine.exit_within(Duration::from_secs(120));
+    assert!(status.is_some_and(|s| s.success()), "{status:?}");
 }
 
 #[test]
@@ -427,9 +573,14 @@ proptest! {
             tablebase: None,
             notes: Vec::new(),
         };
-        let started = Instant::now();
-        Engine::new(options).unwrap().run(std::io::Cursor::new(input), out.clone()).unwrap();
-        prop_assert!(started.elapsed() < Duration::from_secs(10));
+        // On a clock that stands still, no search ends by time: only the input's end, or
+        // its `stop` and `quit`, end them, the same on any machine.
+        let clock = Arc::new(SimulatedClock::new());
+        Engine::new(options)
+            .unwrap()
+            .with_time_source(clock)
+            .run(std::io::Cursor::new(input), out.clone())
+            .unwrap();
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         // Every line out is a Hub line.
         for line in text.lines() {

@@ -3,7 +3,6 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
 
 use evalearn::io::model::{
     self, CHECKSUM_BYTES, FORMAT_VERSION, MAGIC, MAX_FILE_BYTES, ModelError, ModelHeader,
@@ -151,7 +150,9 @@ fn every_truncation_is_rejected() {
 
 #[test]
 fn huge_claimed_payload_lengths_fail_fast() {
-    let start = Instant::now();
+    // Refused by the cap, or found truncated, before anything of the claimed length is
+    // allocated (2^64 bytes would abort the test). Not timed: a busy machine would make
+    // any time limit a guess.
     for claimed in [u64::MAX, 1 << 40, (MAX_FILE_BYTES as u64) + 1] {
         let bytes = handmade(&header(), claimed, &[]);
         let err = decode(&bytes).unwrap_err();
@@ -169,7 +170,6 @@ fn huge_claimed_payload_lengths_fail_fast() {
     // Within the cap but beyond the file: truncated, not allocated.
     let bytes = handmade(&header(), 60 << 20, &[1, 2, 3]);
     assert!(matches!(decode(&bytes), Err(ModelError::Truncated { .. })));
-    assert!(start.elapsed() < Duration::from_secs(1));
 }
 
 #[test]

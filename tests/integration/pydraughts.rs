@@ -49,11 +49,13 @@ fn run_script(script: &str, args: &[&str]) -> String {
 
 #[test]
 fn pydraughts_round_robin_of_two_evalearn_engines() {
-    let _clocks = common::clocks_or_browser();
     let dir = common::temp_dir("round-robin");
     let pdn = dir.join("tournament.pdn");
     let _ = std::fs::remove_file(&pdn);
-    // The td model against material: 20 games at 0.5 s + 0.05 s a move.
+    // The td model against material: 20 games at 0.5 s + 0.05 s a move, checked for
+    // rules and protocol. The time the moves take is reported, not checked: on a busy
+    // machine any clock can be overstepped (`round_robin.py --strict-clock` checks it,
+    // as a benchmark for a quiet machine).
     let line = run_script(
         "round_robin.py",
         &[

@@ -3,12 +3,12 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use evalearn::eval::{Evaluator, Material};
 use evalearn::game::checkers::Checkers;
 use evalearn::game::{Game, GameRecord, MoveList};
-use evalearn::search::time::Clock;
+use evalearn::search::time::{Clock, SimulatedClock, TimeSource};
 use evalearn::search::{INFINITY, Limits, SearchConfig, Searcher, WIN, treestats};
 
 /// Plain negamax with the engine's leaf rules: quiescence over compulsory captures, a
@@ -307,33 +307,75 @@ fn limits_are_honoured_and_a_legal_move_comes_back() {
     assert_eq!(result.depth, 7);
     assert!(!result.stopped);
 
-    // A time limit far below the time of the depth stops the search (generous slack:
-    // this checks the limit works, not how fast the machine is).
-    let started = Instant::now();
+    // Time limits, on a simulated clock that moves 1 ms at every reading: the search
+    // reads it once every 1024 nodes, so time passes with the work done, the same on
+    // any machine, however slow or busy.
+    let ticking = || Arc::new(SimulatedClock::ticking(Duration::from_millis(1)));
+    let timed = |clock: Arc<SimulatedClock>| {
+        Searcher::new(Material, SearchConfig::FULL, 4).with_time_source(clock)
+    };
     let limits = Limits {
         depth: Some(40),
         movetime: Some(Duration::from_millis(100)),
         ..Limits::default()
     };
-    let result = searcher.search_position(&pos, &limits);
+    let result = timed(ticking()).search_position(&pos, &limits);
     assert!(result.stopped);
-    assert!(started.elapsed() < Duration::from_secs(5));
     assert!(legal.contains(&result.best_move.unwrap()));
-
-    // A game clock: a search with no other limit stops by the clock's budget.
-    let started = Instant::now();
+    // Stopped at the reading that showed 100 ms: about a hundred readings' worth of
+    // nodes, and never more.
+    let nodes = result.nodes.total();
+    assert!((90 * 1024..=100 * 1024).contains(&nodes), "{nodes} nodes");
+    assert!(result.elapsed >= Duration::from_millis(100), "{result:?}");
+    let again = timed(ticking()).search_position(&pos, &limits);
+    assert_eq!(
+        (again.nodes, again.best_move),
+        (result.nodes, result.best_move)
+    );
+    // A clock that stands still never stops a search: the depth does.
+    let still = Arc::new(SimulatedClock::new());
     let limits = Limits {
-        clock: Some(Clock {
-            left: Duration::from_millis(400),
-            increment: Duration::ZERO,
-            moves_to_go: None,
-        }),
+        depth: Some(6),
+        movetime: Some(Duration::from_millis(1)),
         ..Limits::default()
     };
-    let result = searcher.search_position(&pos, &limits);
+    let result = timed(still).search_position(&pos, &limits);
+    assert_eq!((result.depth, result.stopped), (6, false));
+
+    // A game clock with no other limit: 400 ms left gives a soft budget of 16 ms (no
+    // iteration starts after 8 ms) and a hard one of 48 ms.
+    let clock = Clock {
+        left: Duration::from_millis(400),
+        increment: Duration::ZERO,
+        moves_to_go: None,
+    };
+    let budget = clock.budget(Duration::ZERO);
+    let (mark, hard) = (budget.last_iteration_start().unwrap(), budget.hard.unwrap());
+    assert_eq!(
+        (mark, hard),
+        (Duration::from_millis(8), Duration::from_millis(48))
+    );
+    let limits = Limits {
+        clock: Some(clock),
+        ..Limits::default()
+    };
+    let source = ticking();
+    let mut ended = Vec::new();
+    let result = timed(Arc::clone(&source))
+        .search(&GameRecord::new(pos), &limits, |it| ended.push(it.elapsed));
     assert!(result.stopped);
-    assert!(started.elapsed() < Duration::from_secs(5));
     assert!(legal.contains(&result.best_move.unwrap()));
+    // Every iteration but the last ended before the mark (or the search would have
+    // stopped after it), and the search ended by the hard mark at the latest (the
+    // reading that stopped it and the one that timed it come after).
+    let (last, before) = ended.split_last().unwrap();
+    assert!(before.iter().all(|&t| t < mark), "{ended:?}");
+    assert!(*last < hard + Duration::from_millis(2), "{ended:?}");
+    assert!(
+        result.elapsed <= hard + Duration::from_millis(2),
+        "{result:?}"
+    );
+    assert!(source.now() > mark);
 
     // The stop flag, raised by another thread.
     let stop = Arc::new(AtomicBool::new(false));

@@ -11,7 +11,7 @@ use evalearn::game::checkers::Checkers;
 use evalearn::game::kalah::Kalah;
 use evalearn::game::{Game, GameFile};
 
-use crate::common::{clocks_or_browser, temp_dir};
+use crate::common::{one_browser, temp_dir};
 use crate::web::{SAMPLE_PDN, write_run};
 
 fn browser_dir() -> PathBuf {
@@ -86,8 +86,8 @@ impl Drop for Serve {
 /// Runs scenario `name` against a fresh server whose runs folder `prepare` fills.
 fn scenario(name: &str, expect_fen: Option<String>, prepare: impl FnOnce(&Path)) {
     require_browser();
-    // One browser at a time, and never beside the tests that play on game clocks.
-    let _one = clocks_or_browser();
+    // One browser at a time.
+    let _one = one_browser();
     let dir = temp_dir(&format!("browser-{name}"));
     prepare(&dir);
     let serve = Serve::start(&dir);

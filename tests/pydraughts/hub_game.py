@@ -51,9 +51,10 @@ while not board.is_over() and len(board.move_stack) < 200:
     fen = board.fen
     if kind == "ponder":
         # `go ponder` answers only after ponder-hit: send it from another thread.
+        # Timed from before the timer starts: a busy machine only makes the wait longer.
+        started = time.perf_counter()
         hit = threading.Timer(0.1, engine.ponderhit)
         hit.start()
-        started = time.perf_counter()
         result = engine.play(board, make_limit(), True)
         hit.join()
         if time.perf_counter() - started < 0.1:

@@ -1,15 +1,19 @@
 """A pydraughts RoundRobin tournament between two `evalearn hub` engines.
 
-Usage: round_robin.py EVALEARN MODEL PDN GAMES START_TIME INCREMENT
+Usage: round_robin.py EVALEARN MODEL PDN GAMES START_TIME INCREMENT [OVERHEAD_MS]
+                      [--strict-clock]
 
 Engine 1 plays with MODEL, engine 2 with the material evaluator, GAMES games (colours
 alternate) at START_TIME seconds + INCREMENT a move, Brazilian draughts, at most 300
 plies. Checked here:
 - every move an engine returns is in pydraughts' own legal-move list;
-- no engine ever takes longer than the time it had left (pydraughts itself does not
-  check: its clock just goes negative);
 - the PDN pydraughts writes holds GAMES games that replay legally, each ending where the
   rules end it (or at the move cap), with the result the rules give.
+The time each move took is measured and reported (the most spent, the least left over);
+with --strict-clock a move that took longer than the time it had left fails the run
+(pydraughts itself does not check: its clock just goes negative). That check measures
+the machine as much as the engine, so the test suite leaves it out: it is a benchmark
+for a quiet machine, not a test.
 Prints one summary line; exits non-zero with the reason on the first failure.
 """
 
@@ -21,12 +25,15 @@ import draughts.tournament
 from draughts import Board
 from draughts.PDN import PDNReader
 
-evalearn, model, pdn_path, games, start_time, increment = sys.argv[1:7]
+args = [a for a in sys.argv[1:] if a != "--strict-clock"]
+strict_clock = len(args) < len(sys.argv) - 1
+evalearn, model, pdn_path, games, start_time, increment = args[0:6]
 games = int(games)
 start_time = float(start_time)
 increment = float(increment)
 MAX_PLIES = 300
-OVERHEAD_MS = int(sys.argv[7]) if len(sys.argv) > 7 else 100
+OVERHEAD_MS = int(args[6]) if len(args) > 6 else 100
+forfeits = 0
 
 failures = []
 moves_played = 0
@@ -37,7 +44,7 @@ original_play = draughts.tournament.HubEngine.play
 
 def checked_play(engine, board, limit, ponder):
     """The tournament's engine call, watched: legality and the clock."""
-    global moves_played, least_slack, most_spent
+    global moves_played, least_slack, most_spent, forfeits
     legal = [move.board_move for move in board.legal_moves()]
     time_left = limit.time
     started = time.perf_counter()
@@ -50,8 +57,10 @@ def checked_play(engine, board, limit, ponder):
         failures.append(f"illegal move {result.move and result.move.hub_move} at ply "
                         f"{len(board.move_stack)} of {board.fen}")
     if spent >= time_left:
-        failures.append(f"time forfeit: {spent:.3f} s spent with {time_left:.3f} s left "
-                        f"at ply {len(board.move_stack)}")
+        forfeits += 1
+        if strict_clock:
+            failures.append(f"time forfeit: {spent:.3f} s spent with {time_left:.3f} s "
+                            f"left at ply {len(board.move_stack)}")
     return result
 
 
@@ -99,4 +108,5 @@ for number, game in enumerate(read, 1):
     wins[expected] += 1
 
 print(f"OK games={games} moves={moves_played} scores={scores} results={wins} "
-      f"most_spent={most_spent:.3f}s least_slack={least_slack:.3f}s")
+      f"most_spent={most_spent:.3f}s least_slack={least_slack:.3f}s "
+      f"over_time={forfeits}")
