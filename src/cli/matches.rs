@@ -12,7 +12,9 @@ use super::args::{
 };
 use super::book::read_book;
 use super::egdb::EgdbOption;
+use super::interrupt;
 use super::{CliError, CliGame};
+use crate::arena::interrupt::Interruptible;
 use crate::arena::matches::{MatchConfig, MatchOutcome, PairResult, TimeControl, run_match};
 use crate::arena::players::{Contender, Engine, Player};
 use crate::arena::stats::{GameResult, SprtParams};
@@ -342,7 +344,27 @@ fn run_match_of<G: CliGame>(
         clock: args.clock,
     };
     let bar = progress_bar(pairs, "[{bar:30}] {pos}/{len} pairs, eta {eta}  {msg}");
-    let outcome = run_match(&side_a, &side_b, &openings, &config, |_, tally| {
+    // Ctrl-C ends the games in progress; the pairs counted so far make the report.
+    let stop = interrupt::flag();
+    let (side_a, side_b) = (
+        Interruptible {
+            inner: side_a,
+            stop: Arc::clone(&stop),
+        },
+        Interruptible {
+            inner: side_b,
+            stop: Arc::clone(&stop),
+        },
+    );
+    let mut counted = MatchOutcome {
+        tally: Default::default(),
+        pairs: Vec::new(),
+        sprt: None,
+        stopped_early: false,
+    };
+    let outcome = run_match(&side_a, &side_b, &openings, &config, |pair, tally| {
+        counted.tally = tally.clone();
+        counted.pairs.push(pair.clone());
         let e = tally.estimate();
         bar.set_message(format!(
             "A scores {:.1}%, Elo {:+.0} [{:+.0}, {:+.0}]",
@@ -352,9 +374,16 @@ fn run_match_of<G: CliGame>(
             e.elo_high
         ));
         advance(&bar, "pairs");
-    })
-    .map_err(CliError::failure)?;
+    });
     bar.finish_and_clear();
+    let interrupted = interrupt::raised(&stop);
+    let outcome = match outcome {
+        _ if interrupted => {
+            counted.sprt = config.sprt.as_ref().map(|p| counted.tally.sprt(p));
+            counted
+        }
+        outcome => outcome.map_err(CliError::failure)?,
+    };
 
     let extras = |path: &Option<PathBuf>, search: &NamedSearch| {
         let book = path
@@ -383,6 +412,12 @@ fn run_match_of<G: CliGame>(
         ),
     );
     println!("game         {}", G::variant_name(variant));
+    if interrupted {
+        println!(
+            "interrupted  after {} of {pairs} pairs (the games in progress are not counted)",
+            outcome.pairs.len()
+        );
+    }
     print_report(&outcome, &names, &config);
     if let Some(path) = &args.record {
         let text = outcome
@@ -399,6 +434,12 @@ fn run_match_of<G: CliGame>(
         let text = report_json(&outcome, &names, &config);
         crate::io::write_atomic(path, text.as_bytes())
             .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if interrupted {
+        return Err(interrupt::stopped(format!(
+            "the report covers the {} finished pairs",
+            outcome.pairs.len()
+        )));
     }
     Ok(())
 }
