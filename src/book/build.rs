@@ -343,9 +343,16 @@ mod tests {
             min_games: 3,
             ..config(2)
         };
-        let (book, _) =
-            build::<Checkers, _>((), &Material, &config, Some(&lines), String::new(), || {})
-                .unwrap();
+        let (book, _) = build::<Checkers, _>(
+            (),
+            &Material,
+            &config,
+            Some(&lines),
+            String::new(),
+            &Arc::default(),
+            || {},
+        )
+        .unwrap();
         let at_start = book.probe(&start).unwrap();
         assert_eq!(at_start.len(), 7);
         for m in at_start {

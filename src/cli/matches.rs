@@ -363,7 +363,7 @@ fn run_match_of<G: CliGame>(
         stopped_early: false,
     };
     let outcome = run_match(&side_a, &side_b, &openings, &config, |pair, tally| {
-        counted.tally = tally.clone();
+        counted.tally = *tally;
         counted.pairs.push(pair.clone());
         let e = tally.estimate();
         bar.set_message(format!(
