@@ -1,6 +1,7 @@
 //! Self-play throughput at depth 6 with the material evaluator, on 1 and 2 threads (the
 //! same games either way; only the time differs).
 
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -34,7 +35,7 @@ fn bench_selfplay(c: &mut Criterion) {
         };
         group.bench_function(format!("{threads}_threads"), |b| {
             b.iter(|| {
-                let stop = AtomicBool::new(false);
+                let stop = Arc::new(AtomicBool::new(false));
                 let mut games = 0;
                 selfplay::run(&config, &engine, &openings, &stop, |_| games += 1).unwrap();
                 assert_eq!(games, GAMES);

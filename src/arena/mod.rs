@@ -2,6 +2,7 @@
 //! statistics.
 
 pub mod engine_game;
+pub mod interrupt;
 pub mod matches;
 pub mod openings;
 pub mod perfect;

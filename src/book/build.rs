@@ -17,7 +17,8 @@
 //! the same whatever the thread count.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::{Book, BookMove};
 use crate::arena::workers::run_workers;
@@ -53,6 +54,9 @@ pub struct BuildReport {
     pub per_ply: Vec<usize>,
     /// Nodes searched in all.
     pub nodes: u64,
+    /// Stopped (Ctrl-C) before the plies were done: the book holds the positions whose
+    /// search had finished.
+    pub interrupted: bool,
 }
 
 /// The opening lines of a dataset: how many games went through each position in their
@@ -115,13 +119,15 @@ impl<G: Game> DatasetLines<G> {
 }
 
 /// Builds a book of `variant` with `evaluator`; `lines` are a dataset's opening lines.
-/// `on_position` hears of each position searched.
+/// `on_position` hears of each position searched. Raising `stop` ends the build within
+/// moments, with the positions searched so far.
 pub fn build<G: Game, E: Evaluator<G> + Clone>(
     variant: G::Variant,
     evaluator: &E,
     config: &BuildConfig,
     lines: Option<&DatasetLines<G>>,
     info: String,
+    stop: &Arc<AtomicBool>,
     mut on_position: impl FnMut(),
 ) -> Result<(Book<G>, BuildReport), String> {
     let mut book = Book::new(variant, info);
@@ -134,9 +140,9 @@ pub fn build<G: Game, E: Evaluator<G> + Clone>(
     let limits = Limits {
         depth: Some(config.depth),
         exact_root_values: true,
+        stop: Some(Arc::clone(stop)),
         ..Limits::default()
     };
-    let stop = AtomicBool::new(false);
     for ply in 0..config.plies as usize {
         if let Some(lines) = lines
             && lines.games_used > 0
@@ -170,7 +176,7 @@ pub fn build<G: Game, E: Evaluator<G> + Clone>(
         run_workers(
             config.threads,
             &jobs,
-            &stop,
+            stop,
             || Searcher::new(evaluator.clone(), SearchConfig::FULL, config.tt_mib),
             |searcher, job| {
                 let pos = todo[job as usize].0;
@@ -182,6 +188,9 @@ pub fn build<G: Game, E: Evaluator<G> + Clone>(
             },
         )?;
         results.sort_by_key(|r| r.0);
+        // Searches the flag cut short have no trustworthy values.
+        report.interrupted = stop.load(Ordering::SeqCst);
+        results.retain(|r| !r.1.stopped);
         let mut added = 0;
         for (job, result) in results {
             let (pos, reach) = todo[job as usize];
@@ -214,6 +223,9 @@ pub fn build<G: Game, E: Evaluator<G> + Clone>(
             added += 1;
         }
         report.per_ply.push(added);
+        if report.interrupted {
+            break;
+        }
     }
     Ok((book, report))
 }
@@ -238,10 +250,26 @@ mod tests {
 
     #[test]
     fn sound_moves_are_within_the_margin_of_a_search_and_threads_do_not_matter() {
-        let (book, report) =
-            build::<Checkers, _>((), &Material, &config(1), None, String::new(), || {}).unwrap();
-        let (again, _) =
-            build::<Checkers, _>((), &Material, &config(2), None, String::new(), || {}).unwrap();
+        let (book, report) = build::<Checkers, _>(
+            (),
+            &Material,
+            &config(1),
+            None,
+            String::new(),
+            &Arc::default(),
+            || {},
+        )
+        .unwrap();
+        let (again, _) = build::<Checkers, _>(
+            (),
+            &Material,
+            &config(2),
+            None,
+            String::new(),
+            &Arc::default(),
+            || {},
+        )
+        .unwrap();
         assert_eq!(book.to_frames(), again.to_frames());
         assert!(book.len() <= 12);
         assert_eq!(report.per_ply.iter().sum::<usize>(), book.len());
@@ -315,9 +343,16 @@ mod tests {
             min_games: 3,
             ..config(2)
         };
-        let (book, _) =
-            build::<Checkers, _>((), &Material, &config, Some(&lines), String::new(), || {})
-                .unwrap();
+        let (book, _) = build::<Checkers, _>(
+            (),
+            &Material,
+            &config,
+            Some(&lines),
+            String::new(),
+            &Arc::default(),
+            || {},
+        )
+        .unwrap();
         let at_start = book.probe(&start).unwrap();
         assert_eq!(at_start.len(), 7);
         for m in at_start {

@@ -8,6 +8,7 @@ use std::time::Instant;
 use clap::{Args, Subcommand};
 
 use super::args::{GameArg, advance, eval_spec, load_evaluator, progress_bar};
+use super::interrupt;
 use super::{CliError, CliGame, position_arg};
 use crate::book::Book;
 use crate::book::build::{BuildConfig, DatasetLines, build};
@@ -172,9 +173,16 @@ fn build_of<G: CliGame>(
         "[{bar:30}] {pos}/{len} positions at most, {per_sec:1}  {msg}",
     );
     let started = Instant::now();
-    let (book, report) = build(variant, &evaluator, &config, lines.as_ref(), info, || {
-        advance(&bar, "positions")
-    })
+    let stop = interrupt::flag();
+    let (book, report) = build(
+        variant,
+        &evaluator,
+        &config,
+        lines.as_ref(),
+        info,
+        &stop,
+        || advance(&bar, "positions"),
+    )
     .map_err(CliError::failure)?;
     bar.finish_and_clear();
     book.write(&args.out)
@@ -183,14 +191,26 @@ fn build_of<G: CliGame>(
     let moves: usize = book.positions().map(|(_, m)| m.len()).sum();
     let per_ply: Vec<String> = report.per_ply.iter().map(usize::to_string).collect();
     println!(
-        "book: {} positions (by ply: {}), {moves} book moves, {} nodes in {:.1} s; \
+        "book{}: {} positions (by ply: {}), {moves} book moves, {} nodes in {:.1} s; \
          written to {} ({bytes} bytes)",
+        if report.interrupted {
+            " (stopped early)"
+        } else {
+            ""
+        },
         book.len(),
         per_ply.join(" "),
         report.nodes,
         started.elapsed().as_secs_f64(),
         args.out.display()
     );
+    if report.interrupted {
+        return Err(interrupt::stopped(format!(
+            "the {} positions searched are in {}",
+            book.len(),
+            args.out.display()
+        )));
+    }
     Ok(())
 }
 

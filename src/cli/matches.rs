@@ -13,7 +13,9 @@ use super::args::{
 };
 use super::book::read_book;
 use super::egdb::EgdbOption;
+use super::interrupt;
 use super::{CliError, CliGame};
+use crate::arena::interrupt::Interruptible;
 use crate::arena::matches::{
     DEFAULT_PLY_CAP, GAMES_TT_MIB, MatchConfig, MatchOutcome, PairResult, TimeControl, run_match,
 };
@@ -375,7 +377,27 @@ fn run_match_of<G: CliGame>(
         clock: args.clock,
     };
     let bar = progress_bar(pairs, "[{bar:30}] {pos}/{len} pairs, eta {eta}  {msg}");
-    let outcome = run_match(&side_a, &side_b, &openings, &config, |_, tally| {
+    // Ctrl-C ends the games in progress; the pairs counted so far make the report.
+    let stop = interrupt::flag();
+    let (side_a, side_b) = (
+        Interruptible {
+            inner: side_a,
+            stop: Arc::clone(&stop),
+        },
+        Interruptible {
+            inner: side_b,
+            stop: Arc::clone(&stop),
+        },
+    );
+    let mut counted = MatchOutcome {
+        tally: Default::default(),
+        pairs: Vec::new(),
+        sprt: None,
+        stopped_early: false,
+    };
+    let outcome = run_match(&side_a, &side_b, &openings, &config, |pair, tally| {
+        counted.tally = *tally;
+        counted.pairs.push(pair.clone());
         let e = tally.estimate();
         bar.set_message(format!(
             "A scores {:.1}%, Elo {}",
@@ -383,9 +405,16 @@ fn run_match_of<G: CliGame>(
             e.elo_text(0)
         ));
         advance(&bar, "pairs");
-    })
-    .map_err(CliError::failure)?;
+    });
     bar.finish_and_clear();
+    let interrupted = interrupt::raised(&stop);
+    let outcome = match outcome {
+        _ if interrupted => {
+            counted.sprt = config.sprt.as_ref().map(|p| counted.tally.sprt(p));
+            counted
+        }
+        outcome => outcome.map_err(CliError::failure)?,
+    };
 
     let extras = |path: &Option<PathBuf>, search: &NamedSearch| {
         let book = path
@@ -414,6 +443,12 @@ fn run_match_of<G: CliGame>(
         ),
     );
     println!("game         {}", G::variant_name(variant));
+    if interrupted {
+        println!(
+            "interrupted  after {} of {pairs} pairs (the games in progress are not counted)",
+            outcome.pairs.len()
+        );
+    }
     print_report(&outcome, &names, &config);
     if let Some(path) = &args.record {
         let text = outcome
@@ -428,6 +463,12 @@ fn run_match_of<G: CliGame>(
     if let Some(path) = &args.json {
         let text = report_json(&outcome, &names, &config);
         write_output("--json", path, text.as_bytes())?;
+    }
+    if interrupted {
+        return Err(interrupt::stopped(format!(
+            "the report covers the {} finished pairs",
+            outcome.pairs.len()
+        )));
     }
     Ok(())
 }

@@ -7,6 +7,7 @@ mod bench;
 mod book;
 mod egdb;
 mod hub;
+mod interrupt;
 mod matches;
 mod model;
 mod perft;

@@ -2,7 +2,6 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use clap::{Args, Subcommand};
@@ -13,6 +12,7 @@ use super::args::{
 };
 use super::book::read_book;
 use super::egdb::EgdbOption;
+use super::interrupt;
 use super::{CliError, CliGame};
 use crate::arena::engine_game::Exploration;
 use crate::arena::matches::{DEFAULT_PLY_CAP, GAMES_TT_MIB};
@@ -275,7 +275,8 @@ fn play<G: CliGame>(
     let mut tally = Tally::default();
     let mut games: Vec<DatasetGame<G>> = Vec::new();
     let mut write_error = None;
-    let stop = AtomicBool::new(false);
+    // Ctrl-C, or a write that failed: the games finished so far are kept.
+    let stop = interrupt::flag();
     let book = plan.book.as_deref();
     selfplay::run_with_book(config, &plan.engine, &plan.openings, book, &stop, |game| {
         tally.add(&game);
@@ -315,9 +316,15 @@ fn play<G: CliGame>(
         write_output(typed_flag("--record", &["--pdn"]), path, text.as_bytes())?;
     }
     let seconds = started.elapsed().as_secs_f64();
+    let interrupted = interrupt::raised(&stop);
     println!(
-        "selfplay: {} games, {} positions in {:.1} s ({:.2} games/s, {:.0} positions/s); \
+        "selfplay{}: {} games, {} positions in {:.1} s ({:.2} games/s, {:.0} positions/s); \
          {} wins {}, draws {} ({} at the ply cap), {} wins {}; written to {}",
+        if interrupted {
+            format!(" stopped after {} of {total} games", tally.games)
+        } else {
+            String::new()
+        },
         tally.games,
         tally.positions,
         seconds,
@@ -331,6 +338,13 @@ fn play<G: CliGame>(
         tally.second_wins,
         out.display()
     );
+    if interrupted {
+        return Err(interrupt::stopped(format!(
+            "the {} finished games are in {}",
+            tally.games,
+            out.display()
+        )));
+    }
     Ok(())
 }
 

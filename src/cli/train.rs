@@ -1,20 +1,27 @@
-//! `evalearn train --config FILE [--resume | --from-dataset FILE]`: learn an evaluation
-//! function by self-play, played here or (`--from-dataset`) beforehand as shards;
-//! `--plan` tells where a run split into shards stands.
+//! `evalearn train --config FILE [--resume | --restart] [--from-dataset FILE]`: learn an
+//! evaluation function by self-play, played here or (`--from-dataset`) beforehand as
+//! shards; `--plan` tells where a run split into shards stands. A run's results are
+//! never replaced unasked, and Ctrl-C keeps the last finished iteration.
 
+use std::cell::RefCell;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use clap::Args;
+use indicatif::{HumanDuration, MultiProgress, ProgressBar, ProgressDrawTarget};
 
 use super::args::progress_bar;
 use super::egdb::EgdbOption;
+use super::interrupt;
 use super::{CliError, CliGame};
+use crate::game::GameSpec;
 use crate::io::dataset::Dataset;
 use crate::io::model::checksum;
 use crate::learn::config::TrainConfig;
-use crate::learn::train::{RecordedGames, Stage, Start, TrainOptions, next_split_iteration, train};
+use crate::learn::train::{
+    MetricsLine, RecordedGames, Stage, Start, TrainOptions, next_split_iteration, train,
+};
 use crate::with_game;
 
 #[derive(Args, Debug)]
@@ -26,6 +33,10 @@ pub struct TrainArgs {
     /// change)
     #[arg(long)]
     resume: bool,
+    /// Start over although the run has results (checkpoint, metrics, curve, model): they
+    /// are first renamed to *.bak (refused if such backups exist already)
+    #[arg(long, conflicts_with = "resume")]
+    restart: bool,
     /// Learn from the games of this dataset (merged `selfplay --config --shard I/N`
     /// shards) instead of playing them: each iteration takes its games by number, from
     /// the checkpoint if there is one, while the dataset holds them (glem and td)
@@ -41,7 +52,7 @@ pub struct TrainArgs {
     /// from, the endgame database); refuse with status 2 a bad config, a learner whose
     /// games cannot be played as shards (samuel) and a finished run (budget.iterations
     /// done, or budget.minutes of fitting time used)
-    #[arg(long, conflicts_with_all = ["resume", "from_dataset", "threads"])]
+    #[arg(long, conflicts_with_all = ["resume", "restart", "from_dataset", "threads"])]
     plan: bool,
     #[command(flatten)]
     egdb: EgdbOption,
@@ -54,6 +65,7 @@ pub fn train_from_scratch(config: &Path, egdb: &EgdbOption) -> Result<PathBuf, C
     run(TrainArgs {
         config: config.to_path_buf(),
         resume: false,
+        restart: false,
         from_dataset: None,
         threads: None,
         plan: false,
@@ -151,19 +163,9 @@ fn train_game<G: CliGame>(
     config: TrainConfig,
     text: String,
 ) -> Result<(), CliError> {
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = Arc::clone(&stop);
-        // Ctrl-C: finish nothing new, keep the last checkpoint, exit.
-        let _ = ctrlc::set_handler(move || {
-            if stop.swap(true, Ordering::Relaxed) {
-                std::process::exit(130);
-            }
-            eprintln!(
-                "\nstopping: the last finished iteration is checkpointed (Ctrl-C again to quit at once)"
-            );
-        });
-    }
+    // Before anything is written: a run's results are not replaced unasked.
+    let start = start_of(&args, &config)?;
+    let stop = interrupt::flag();
     println!(
         "training {} on {} → {} ({} iterations of {} games{})",
         config.learner.name(),
@@ -181,34 +183,13 @@ fn train_game<G: CliGame>(
         Some(path) => Some(recorded_games::<G>(variant, path)?),
         None => None,
     };
-    let start = match (args.resume, recorded.is_some()) {
-        (true, _) => Start::Resume,
-        (false, true) => Start::Continue,
-        (false, false) => Start::New,
-    };
-    let bar = progress_bar(
-        config.selfplay.games_per_iteration,
-        "[{bar:30}] {pos}/{len} {msg}, {per_sec:1}, eta {eta}",
-    );
-    // A hidden bar (output not a terminal) prints nothing, so print the lines directly.
-    let mut log = |line: &str| {
-        if bar.is_hidden() {
-            println!("{line}");
-        } else {
-            bar.println(line);
-        }
-    };
-    // One bar, restarted for each stage of each iteration.
-    let mut stage = None;
-    let mut progress = |now: Stage, done: u64, total: u64| {
-        if stage != Some(now) || done <= 1 {
-            stage = Some(now);
-            bar.reset();
-            bar.set_length(total);
-            bar.set_message(now.unit());
-        }
-        bar.set_position(done);
-    };
+    let display = RefCell::new(RunDisplay::new(&config));
+    // Lines go above the bars on a terminal, to stdout otherwise.
+    let mut log = |line: &str| display.borrow().println(line);
+    let mut progress =
+        |stage: Stage, done: u64, total: u64| display.borrow_mut().stage(stage, done, total);
+    let mut on_iteration =
+        |finished: u64, line: Option<&MetricsLine>| display.borrow_mut().iteration(finished, line);
     let summary = train::<G>(
         variant,
         &config,
@@ -219,11 +200,13 @@ fn train_game<G: CliGame>(
             stop: &stop,
             log: &mut log,
             progress: &mut progress,
+            on_iteration: &mut on_iteration,
             tablebase,
         },
     )
     .map_err(CliError::input)?;
-    bar.finish_and_clear();
+    let display = display.into_inner();
+    display.finish();
     println!(
         "{} after {} iterations: {} games, {} positions, {:.0} s of training; model {}, \
          metrics {}, curve {}",
@@ -243,15 +226,262 @@ fn train_game<G: CliGame>(
     if summary.interrupted {
         // With a dataset the checkpoint is taken up without --resume.
         let rest = match &args.from_dataset {
-            Some(path) => format!("--from-dataset {}", path.display()),
+            Some(path) => format!("--from-dataset {}", shell_word(path)),
             None => "--resume".to_string(),
         };
-        println!(
-            "continue with: evalearn train --config {} {rest}",
-            args.config.display()
-        );
+        let during = display.stage.map_or(String::new(), |stage| {
+            format!(
+                " during the {} of iteration {}",
+                stage.name(),
+                summary.iterations + 1
+            )
+        });
+        let kept = match summary.iterations {
+            0 => "no iteration had finished; nothing was written".to_string(),
+            n => format!(
+                "the checkpoint {} holds iteration {n}",
+                config.beside_model("ckpt").display()
+            ),
+        };
+        // Before the first checkpoint there is nothing to resume.
+        let command = format!("evalearn train --config {}", shell_word(&args.config));
+        match (summary.iterations, &args.from_dataset) {
+            (0, None) => println!("start again with: {command}"),
+            _ => println!("continue with: {command} {rest}"),
+        }
+        return Err(interrupt::stopped(format!("stopped{during}; {kept}")));
+    }
+    if summary.iterations > 0 {
+        print_next_commands::<G>(&config);
     }
     Ok(())
+}
+
+/// The files of a run that a new start would replace: checkpoint, metrics, curve, model.
+fn run_files(config: &TrainConfig) -> [PathBuf; 4] {
+    [
+        config.beside_model("ckpt"),
+        config.beside_model("metrics.jsonl"),
+        config.beside_model("curve.svg"),
+        config.model.clone(),
+    ]
+}
+
+/// The backup `--restart` keeps of `path`: `PATH.bak`.
+fn backup(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".bak");
+    PathBuf::from(name)
+}
+
+/// Where the run starts. A run with results (checkpoint, metrics, curve or model) is
+/// continued only with `--resume` (or a checkpoint with `--from-dataset`) and started
+/// over only with `--restart`, which first renames those files to `*.bak` (refusing if
+/// any backup is there already); anything else is refused with status 2.
+fn start_of(args: &TrainArgs, config: &TrainConfig) -> Result<Start, CliError> {
+    if args.resume {
+        return Ok(Start::Resume);
+    }
+    let name = shell_word(&args.config);
+    let existing: Vec<PathBuf> = run_files(config)
+        .into_iter()
+        .filter(|p| p.exists())
+        .collect();
+    let list = |paths: &[PathBuf]| {
+        paths
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if args.restart {
+        let taken: Vec<PathBuf> = existing
+            .iter()
+            .map(|p| backup(p))
+            .filter(|b| b.exists())
+            .collect();
+        if !taken.is_empty() {
+            return Err(CliError::input(format!(
+                "--restart: the backups of an earlier restart are still there ({}); move or \
+                 delete them first, or continue the run with `evalearn train --config {name} \
+                 --resume`",
+                list(&taken)
+            )));
+        }
+        for path in &existing {
+            std::fs::rename(path, backup(path)).map_err(|e| {
+                CliError::failure(format!("--restart: cannot rename {}: {e}", path.display()))
+            })?;
+        }
+        if !existing.is_empty() {
+            println!(
+                "restarting: the earlier results are kept as {}",
+                list(&existing.iter().map(|p| backup(p)).collect::<Vec<_>>())
+            );
+        }
+        return Ok(Start::New);
+    }
+    let checkpoint = config.beside_model("ckpt");
+    if args.from_dataset.is_some() && checkpoint.exists() {
+        return Ok(Start::Continue);
+    }
+    if existing.is_empty() {
+        return Ok(if args.from_dataset.is_some() {
+            Start::Continue
+        } else {
+            Start::New
+        });
+    }
+    let resume = if checkpoint.exists() {
+        format!("continue it with `evalearn train --config {name} --resume`, or ")
+    } else {
+        String::new()
+    };
+    Err(CliError::input(format!(
+        "--config {name}: this run has results already ({}); {resume}start over with \
+         `--restart` (the old files are kept as *.bak)",
+        list(&existing)
+    )))
+}
+
+/// `path` as one word for a shell command line (quoted if it must be).
+fn shell_word(path: &Path) -> String {
+    let text = path.display().to_string();
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_./-+=:,@%".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        text
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+/// What to do with the model just trained: the exact commands.
+fn print_next_commands<G: CliGame>(config: &TrainConfig) {
+    let model = shell_word(&config.model);
+    let eval = &config.evaluation;
+    println!("next:");
+    println!("  play it:                evalearn play --model {model}");
+    println!(
+        "  match it with {}: evalearn match --a {model} --b {} --games {} --depth {}",
+        G::BUILTINS[0],
+        G::BUILTINS[0],
+        eval.games.max(2).next_multiple_of(2),
+        eval.depth
+    );
+    if config.game_spec() == GameSpec::Brazilian {
+        println!("  as a Hub engine (GUIs): evalearn hub --model {model}");
+    }
+}
+
+/// The training's progress on stderr: a line for the whole run (iteration i/N, time
+/// left, games per second, last Elo) above the bar of the current stage on a terminal;
+/// otherwise a plain line as each stage starts and one after each iteration.
+struct RunDisplay {
+    terminal: bool,
+    bars: MultiProgress,
+    run: ProgressBar,
+    stage_bar: ProgressBar,
+    iterations: u64,
+    games_per_iteration: u64,
+    /// Iterations finished, and how many of them in this session.
+    finished: u64,
+    session_iterations: u64,
+    session: Instant,
+    last_elo: Option<String>,
+    /// The stage in progress (or the last one).
+    stage: Option<Stage>,
+}
+
+impl RunDisplay {
+    fn new(config: &TrainConfig) -> RunDisplay {
+        let terminal = std::io::stderr().is_terminal();
+        let bars = MultiProgress::with_draw_target(if terminal {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        });
+        let run = bars.add(progress_bar(
+            config.budget.iterations,
+            "run   [{bar:30}] iteration {pos}/{len} {msg}",
+        ));
+        let stage_bar = bars.add(progress_bar(
+            0,
+            "stage [{bar:30}] {pos}/{len} {msg}, {per_sec:1}, eta {eta}",
+        ));
+        RunDisplay {
+            terminal,
+            bars,
+            run,
+            stage_bar,
+            iterations: config.budget.iterations,
+            games_per_iteration: config.selfplay.games_per_iteration,
+            finished: 0,
+            session_iterations: 0,
+            session: Instant::now(),
+            last_elo: None,
+            stage: None,
+        }
+    }
+
+    fn println(&self, line: &str) {
+        if self.terminal {
+            let _ = self.bars.println(line);
+        } else {
+            println!("{line}");
+        }
+    }
+
+    fn stage(&mut self, stage: Stage, done: u64, total: u64) {
+        if self.stage != Some(stage) || done == 0 {
+            self.stage = Some(stage);
+            self.stage_bar.reset();
+            self.stage_bar.set_length(total);
+            self.stage_bar.set_message(stage.unit());
+            if !self.terminal {
+                eprintln!(
+                    "iteration {}/{}: {total} {}",
+                    self.finished + 1,
+                    self.iterations,
+                    stage.unit()
+                );
+            }
+        }
+        self.stage_bar.set_position(done);
+    }
+
+    fn iteration(&mut self, finished: u64, line: Option<&MetricsLine>) {
+        self.finished = finished;
+        if let Some(line) = line {
+            self.session_iterations += 1;
+            if let (Some(elo), Some(low), Some(high)) = (line.elo, line.elo_low, line.elo_high) {
+                self.last_elo = Some(format!("{elo:+.0} [{low:+.0}, {high:+.0}]"));
+            }
+        }
+        self.run.set_position(finished);
+        let seconds = self.session.elapsed().as_secs_f64();
+        let mut message = String::new();
+        if self.session_iterations > 0 {
+            let left = self.iterations.saturating_sub(finished);
+            let eta = seconds / self.session_iterations as f64 * left as f64;
+            message.push_str(&format!(
+                ", eta {}, {:.2} games/s",
+                HumanDuration(Duration::from_secs_f64(eta)),
+                (self.session_iterations * self.games_per_iteration) as f64 / seconds.max(1e-9)
+            ));
+        }
+        if let Some(elo) = &self.last_elo {
+            message.push_str(&format!(", last Elo {elo}"));
+        }
+        self.run.set_message(message.clone());
+        if !self.terminal && line.is_some() {
+            eprintln!("run: iteration {finished}/{}{message}", self.iterations);
+        }
+    }
+
+    fn finish(&self) {
+        self.stage_bar.finish_and_clear();
+        self.run.finish_and_clear();
+    }
 }
 
 /// The games of the dataset at `path`, which must be of the run's game and variant.

@@ -476,6 +476,10 @@ pub fn iteration<G: Features>(
             }
             result
         });
+        // Raised during the game, the flag cut its searches short: it is not learned from.
+        if stop.load(Ordering::SeqCst) {
+            return None;
+        }
         report.games += 1;
         report.positions += game.len() as u64;
         match game.outcome {
@@ -509,6 +513,9 @@ pub fn iteration<G: Features>(
             report.selections.push(score);
         }
         on_game();
+    }
+    if stop.load(Ordering::SeqCst) {
+        return None;
     }
     report.loss_before = squared_error(&start, &learned);
     report.loss = squared_error(&state.a, &learned);
@@ -562,7 +569,11 @@ impl<G: EvalGame> Learner<G> for SamuelState {
     fn iterate(&mut self, it: &mut Iteration<'_, G>) -> Result<Option<IterationReport>, String> {
         let s = &it.config.selfplay;
         let play = SamuelPlay {
-            limits: s.limits(),
+            // Ctrl-C stops the search in progress, not only the next game.
+            limits: Limits {
+                stop: Some(Arc::clone(it.stop)),
+                ..s.limits()
+            },
             exploration: it.exploration,
             ply_cap: s.ply_cap,
             tt_mib: s.tt_mb,
@@ -574,6 +585,7 @@ impl<G: EvalGame> Learner<G> for SamuelState {
         let games = s.games_per_iteration;
         let mut done = 0;
         let progress = &mut it.progress;
+        progress(Stage::SelfPlay, 0, games);
         let report = iteration(
             self,
             &it.config.samuel,

@@ -32,6 +32,7 @@
 
 use std::marker::PhantomData;
 use std::path::Path;
+use std::sync::atomic::Ordering;
 
 use ndarray::{Array1, Array2, Zip};
 use rand::rngs::Xoshiro256PlusPlus;
@@ -513,7 +514,11 @@ impl<G: EvalGame> Learner<G> for TdState {
         let alpha = settings.alpha_at(it.number, it.config.budget.iterations);
         let mut squared = 0.0;
         let mut steps = 0;
+        (it.progress)(Stage::Episodes, 0, games.len() as u64);
         for (done, game) in games.iter().enumerate() {
+            if it.stop.load(Ordering::SeqCst) {
+                return Ok(None);
+            }
             let report = td_lambda_episode(
                 &mut mlp,
                 &game.leaves,

@@ -31,6 +31,7 @@ use super::plot::{CurvePoint, learning_curve_svg};
 use super::samuel::SamuelState;
 use super::td::TdState;
 use crate::arena::engine_game::Exploration;
+use crate::arena::interrupt::Interruptible;
 use crate::arena::matches::{MatchConfig, run_match};
 use crate::arena::openings::{random_openings, random_openings_up_to, read_openings};
 use crate::arena::players::Engine;
@@ -74,8 +75,8 @@ pub struct Iteration<'a, G: EvalGame> {
     pub exploration: Option<Exploration>,
     /// Where [`Iteration::self_play`] gets the games.
     pub games: GameSource<G>,
-    /// Raised (by Ctrl-C) to stop: the iteration then reports `None`.
-    pub stop: &'a AtomicBool,
+    /// Raised (by Ctrl-C) to stop: the iteration then reports `None` within moments.
+    pub stop: &'a Arc<AtomicBool>,
     /// The endgame database the games are played (and may be adjudicated) with.
     pub tablebase: Option<Arc<dyn Tablebase<G>>>,
     /// Called with (stage, units done, units in the stage) as the iteration goes on.
@@ -106,6 +107,7 @@ impl<G: EvalGame> Iteration<'_, G> {
         let mut games = Vec::with_capacity(sp.games as usize);
         let progress = &mut self.progress;
         let engine = Engine::new(evaluator.clone(), self.tablebase.clone());
+        progress(Stage::SelfPlay, 0, sp.games);
         selfplay::run(&sp, &engine, self.openings, self.stop, |game| {
             games.push(game);
             progress(Stage::SelfPlay, games.len() as u64, sp.games);
@@ -221,12 +223,17 @@ pub struct TrainOptions<'a, G: Game> {
     pub start: Start,
     /// Games recorded beforehand (`--from-dataset`), learned from instead of playing.
     pub recorded: Option<RecordedGames<G>>,
-    /// Raised (by Ctrl-C) to stop after saving the last finished iteration.
-    pub stop: &'a AtomicBool,
+    /// Raised (by Ctrl-C) to stop within moments in any stage: the iteration in progress
+    /// is dropped, the files stay those of the last finished one.
+    pub stop: &'a Arc<AtomicBool>,
     /// Prints progress lines and bars.
     pub log: &'a mut dyn FnMut(&str),
-    /// Called with (stage, units done, units in the stage) as each stage goes on.
+    /// Called with (stage, units done, units in the stage) as each stage goes on, first
+    /// with 0 units done as it starts.
     pub progress: &'a mut dyn FnMut(Stage, u64, u64),
+    /// Called with the iterations finished: once as the run starts (no line), then after
+    /// each iteration with its metrics line.
+    pub on_iteration: &'a mut dyn FnMut(u64, Option<&MetricsLine>),
     /// Endgame database of the self-play games and evaluation matches.
     pub tablebase: Option<Arc<dyn Tablebase<G>>>,
 }
@@ -256,6 +263,16 @@ pub enum Stage {
 }
 
 impl Stage {
+    /// The stage, in words.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::SelfPlay => "self-play",
+            Stage::Fit => "fitting",
+            Stage::Episodes => "TD(λ) learning",
+            Stage::Evaluation => "evaluation match",
+        }
+    }
+
     /// What the stage counts, in words.
     pub fn unit(self) -> &'static str {
         match self {
@@ -294,6 +311,7 @@ pub fn train<G: EvalGame>(
     let session = Instant::now();
     let seconds_before = state.seconds;
     let mut interrupted = false;
+    (options.on_iteration)(state.iteration, None);
     // Recorded games were played within the time budget (`selfplay --config` checks it
     // before playing): all of them are learned.
     let timed = options.recorded.is_none();
@@ -332,15 +350,30 @@ pub fn train<G: EvalGame>(
             interrupted = true;
             break;
         };
+        let estimate = match run.evaluation_due(state.iteration + 1) {
+            false => None,
+            true => match run.evaluate(
+                &learner,
+                options.tablebase.clone(),
+                options.stop,
+                options.progress,
+            )? {
+                Some(estimate) => Some(estimate),
+                // Stopped in its evaluation match, the iteration is played again on
+                // resuming (so the curve is the uninterrupted run's).
+                None => {
+                    interrupted = true;
+                    break;
+                }
+            },
+        };
         state.learner = learner;
         state.iteration += 1;
         state.games += result.games;
         state.positions += result.positions;
-        run.save_model(&mut state)?;
 
         let mut line = MetricsLine::new(&state, result);
-        if run.evaluation_due(state.iteration) {
-            let estimate = run.evaluate(&state, options.tablebase.clone(), options.progress)?;
+        if let Some(estimate) = estimate {
             line.record_evaluation(&estimate);
             state.curve.push((
                 state.games,
@@ -350,12 +383,15 @@ pub fn train<G: EvalGame>(
             ));
             run.draw_curve(&state.curve)?;
         }
+        // Model, metrics and checkpoint all tell of the iteration just finished.
+        run.save_model(&mut state)?;
         state.seconds = seconds_before + session.elapsed().as_secs_f64();
         line.elapsed_s = state.seconds;
         (options.log)(&describe(&line, config.budget.iterations, run.baseline));
         metrics.push(line);
         metrics.write(&run.metrics_path)?;
         write_checkpoint(&run.checkpoint_path, &run.game, &state, config)?;
+        (options.on_iteration)(state.iteration, metrics.last.as_ref());
     }
     Ok(TrainSummary {
         iterations: state.iteration,
@@ -498,13 +534,15 @@ impl<'a, G: EvalGame> Run<'a, G> {
         (every > 0 && iteration.is_multiple_of(every)) || iteration == self.config.budget.iterations
     }
 
-    /// The learner's model against the game's baseline evaluator.
+    /// The learner's model against the game's baseline evaluator; `None` if `stop` was
+    /// raised before the match ended.
     fn evaluate(
         &self,
-        state: &Checkpoint<G>,
+        learner: &LearnerState<G>,
         tablebase: Option<Arc<dyn Tablebase<G>>>,
+        stop: &Arc<AtomicBool>,
         progress: &mut dyn FnMut(Stage, u64, u64),
-    ) -> Result<Estimate, String> {
+    ) -> Result<Option<Estimate>, String> {
         let eval = &self.config.evaluation;
         let selfplay = &self.config.selfplay;
         let match_config = MatchConfig {
@@ -518,17 +556,25 @@ impl<'a, G: EvalGame> Run<'a, G> {
             sprt: None,
             clock: None,
         };
+        let side = |evaluator, tablebase| Interruptible {
+            inner: Engine::new(evaluator, tablebase),
+            stop: Arc::clone(stop),
+        };
+        progress(Stage::Evaluation, 0, 2 * match_config.pairs);
         let outcome = run_match(
-            &Engine::new(state.learner.learner().evaluator(), tablebase.clone()),
-            &Engine::new(AnyEvaluator::baseline(), tablebase),
+            &side(learner.learner().evaluator(), tablebase.clone()),
+            &side(AnyEvaluator::baseline(), tablebase),
             &self.eval_openings,
             &match_config,
             |_, tally| {
                 let done = 2 * tally.pentanomial.pairs();
                 progress(Stage::Evaluation, done, 2 * match_config.pairs)
             },
-        )?;
-        Ok(outcome.tally.estimate())
+        );
+        if stop.load(Ordering::SeqCst) {
+            return Ok(None);
+        }
+        Ok(Some(outcome?.tally.estimate()))
     }
 
     /// Redraws the learning curve from the evaluations so far.

@@ -3,7 +3,8 @@
 //! exploration from its own random stream `(seed, i)`, so every game, and the dataset,
 //! is the same whatever the thread count or scheduling.
 
-use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::arena::engine_game::{Exploration, GameRules, play_engine_game};
 use crate::arena::players::{Contender, Engine};
@@ -104,13 +105,14 @@ impl Tally {
 const BOOK_STREAM: u64 = 0x626F_6F6B_6D6F_7665;
 
 /// Plays this shard's games; `openings[i % len]` starts game `i`. Each finished game goes
-/// to `on_game` (on the calling thread, in completion order). Raising `stop` ends the
-/// run after the games in progress.
+/// to `on_game` (on the calling thread, in completion order). Raising `stop` (Ctrl-C)
+/// ends the run within moments: the searches in progress stop, their games are dropped
+/// unfinished, and no game starts.
 pub fn run<G: Game, E: Evaluator<G> + Clone + Sync>(
     config: &SelfPlayConfig,
     engine: &Engine<G, E>,
     openings: &[G],
-    stop: &AtomicBool,
+    stop: &Arc<AtomicBool>,
     on_game: impl FnMut(DatasetGame<G>),
 ) -> Result<(), String> {
     run_with_book(config, engine, openings, None, stop, on_game)
@@ -125,8 +127,8 @@ pub fn run_with_book<G: Game, E: Evaluator<G> + Clone + Sync>(
     engine: &Engine<G, E>,
     openings: &[G],
     book: Option<&Book<G>>,
-    stop: &AtomicBool,
-    on_game: impl FnMut(DatasetGame<G>),
+    stop: &Arc<AtomicBool>,
+    mut on_game: impl FnMut(DatasetGame<G>),
 ) -> Result<(), String> {
     if openings.is_empty() {
         return Err("no opening to start games from".to_string());
@@ -145,7 +147,7 @@ pub fn run_with_book<G: Game, E: Evaluator<G> + Clone + Sync>(
             let mut rng = rng::stream(config.seed, index);
             let mut book_rng = rng::stream(config.seed ^ BOOK_STREAM, index);
             let opening = openings[(index % openings.len() as u64) as usize];
-            play_engine_game(
+            let game = play_engine_game(
                 index,
                 opening,
                 GameRules {
@@ -157,6 +159,7 @@ pub fn run_with_book<G: Game, E: Evaluator<G> + Clone + Sync>(
                 |record, exact| {
                     let limits = Limits {
                         exact_root_values: exact,
+                        stop: Some(Arc::clone(stop)),
                         ..config.limits.clone()
                     };
                     let mut result = searcher.search(record, &limits, |_| {});
@@ -168,9 +171,15 @@ pub fn run_with_book<G: Game, E: Evaluator<G> + Clone + Sync>(
                     }
                     result
                 },
-            )
+            );
+            // Searches cut short by the flag played moves the games would not have.
+            (!stop.load(Ordering::SeqCst)).then_some(game)
         },
-        on_game,
+        |game| {
+            if let Some(game) = game {
+                on_game(game);
+            }
+        },
     )
 }
 

@@ -14,6 +14,7 @@ mod exact_search;
 mod glem;
 mod glem_parts;
 mod hub;
+mod interrupt;
 mod kalah;
 mod kalah_cli;
 mod kalah_solve;

@@ -226,7 +226,7 @@ fn ctrl_c_keeps_a_checkpoint_and_resume_finishes_the_run() {
         .unwrap();
     assert!(status.success());
     let exit = child.wait().unwrap();
-    assert!(exit.success(), "{exit:?}");
+    assert_eq!(exit.code(), Some(130), "{exit:?}");
     train(&config, true);
     assert_eq!(outcome(&straight, "samuel"), outcome(&dir, "samuel"));
     std::fs::remove_dir_all(&straight).unwrap();

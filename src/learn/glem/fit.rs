@@ -2,6 +2,7 @@
 //! by gradient descent (phase-major, deterministic whatever the thread count).
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 
 use rayon::prelude::*;
 
@@ -203,15 +204,16 @@ impl GlemModel {
     /// than 5% is undone and the learning rate halved. Reports the mean squared error
     /// (without the penalties) before, after, and after each epoch.
     pub fn fit<G: Atoms>(&mut self, samples: &[Sample<G>], params: &FitParams) -> FitReport {
-        self.fit_with_progress(samples, params, &mut |_| {})
+        self.fit_with_progress(samples, params, &mut |_| ControlFlow::Continue(()))
     }
 
-    /// [`GlemModel::fit`], calling `on_epoch` with the number of epochs done after each.
+    /// [`GlemModel::fit`], calling `on_epoch` with the number of epochs done after each;
+    /// the fitting ends there if it answers `Break` (the weights are then part-fitted).
     pub fn fit_with_progress<G: Atoms>(
         &mut self,
         samples: &[Sample<G>],
         params: &FitParams,
-        on_epoch: &mut dyn FnMut(usize),
+        on_epoch: &mut dyn FnMut(usize) -> ControlFlow<()>,
     ) -> FitReport {
         let mut report = FitReport {
             samples: samples.len(),
@@ -310,13 +312,17 @@ impl GlemModel {
                 rate *= 0.5;
                 report.rate_halvings += 1;
                 report.epoch_losses.push(last_loss);
-                on_epoch(epoch);
+                if on_epoch(epoch).is_break() {
+                    break;
+                }
                 continue;
             }
             delta = d;
             last_loss = loss;
             report.epoch_losses.push(loss);
-            on_epoch(epoch);
+            if on_epoch(epoch).is_break() {
+                break;
+            }
         }
         let w = combine(&shared, &deviation);
         report.loss_after = last_loss;

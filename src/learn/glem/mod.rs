@@ -30,7 +30,9 @@ mod trie;
 pub use fit::{FitParams, FitReport, SEARCH_SCALE, Sample, samples_from_games};
 pub use mining::{DEFAULT_MAX_ATOMS, DEFAULT_MIN_SUPPORT, mine};
 
+use std::ops::ControlFlow;
 use std::path::Path;
+use std::sync::atomic::Ordering;
 
 use serde::{Deserialize, Serialize};
 
@@ -90,6 +92,9 @@ impl<G: EvalGame> Learner<G> for GlemState<G> {
             .as_deref()
             .filter(|_| it.config.selfplay.egdb_targets);
         let samples = samples_from_games(&pool, settings.search_weight as f32, exact);
+        if it.stop.load(Ordering::SeqCst) {
+            return Ok(None);
+        }
         let mut mined = false;
         if self.model.configurations.is_empty() || it.number.is_multiple_of(settings.remine_every) {
             let sample_positions: Vec<G> = samples.iter().map(|s| s.position).collect();
@@ -107,11 +112,21 @@ impl<G: EvalGame> Learner<G> for GlemState<G> {
             learning_rate: settings.learning_rate,
             ..FitParams::default()
         };
+        (it.progress)(Stage::Fit, 0, params.epochs as u64);
+        let stop = it.stop;
         let report = self
             .model
             .fit_with_progress(&samples, &params, &mut |epoch| {
-                (it.progress)(Stage::Fit, epoch as u64, params.epochs as u64)
+                (it.progress)(Stage::Fit, epoch as u64, params.epochs as u64);
+                if stop.load(Ordering::SeqCst) {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
             });
+        if stop.load(Ordering::SeqCst) {
+            return Ok(None);
+        }
         Ok(Some(IterationReport {
             games: games.len() as u64,
             positions,
