@@ -427,8 +427,10 @@ impl MetricsLine {
         self.eval_games = Some(estimate.games);
         self.score = Some(estimate.score);
         self.elo = Some(estimate.elo);
-        self.elo_low = Some(estimate.elo_low);
-        self.elo_high = Some(estimate.elo_high);
+        // An interval the games cannot support (all of one result) is not written.
+        let measured = estimate.unmeasured().is_none();
+        self.elo_low = measured.then_some(estimate.elo_low);
+        self.elo_high = measured.then_some(estimate.elo_high);
     }
 }
 
@@ -911,6 +913,11 @@ fn describe(line: &MetricsLine, iterations: u64, baseline: &str) -> String {
     {
         text.push_str(&format!(
             ", against {baseline} {:.1}% (Elo {elo:+.0} [{low:+.0}, {high:+.0}])",
+            100.0 * score
+        ));
+    } else if let Some(score) = line.score {
+        text.push_str(&format!(
+            ", against {baseline} {:.1}% (Elo n/a: every game alike)",
             100.0 * score
         ));
     }
