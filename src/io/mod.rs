@@ -40,6 +40,31 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     result
 }
 
+/// The bytes of a deflated file of at most `payload` bytes once inflated, read without
+/// trusting its length: a file longer than such a payload can deflate to is refused
+/// before anything is allocated for it. Errors are the problem, for the caller to name
+/// the file.
+pub fn read_deflated_file(path: &Path, payload: u64, header: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    // Deflate never grows data by more than a few bytes per 16 KiB block.
+    let cap = header + payload + payload / 1000 + 1024;
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?;
+    let len = file
+        .metadata()
+        .map_err(|e| format!("cannot read: {e}"))?
+        .len();
+    if len > cap {
+        return Err(format!(
+            "{len} bytes is more than {payload} bytes deflated can take"
+        ));
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(cap)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    Ok(bytes)
+}
+
 /// The payload of a checksummed deflate frame — `header ‖ deflate(payload) ‖ CRC-64/XZ
 /// of every byte before it` — whose `header_len`-byte header promised `compressed`
 /// compressed bytes inflating to `payload` bytes: the length, the checksum and the

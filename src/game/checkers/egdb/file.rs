@@ -16,7 +16,7 @@
 //! move wins; even: it loses).
 
 use std::fmt;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use flate2::Compression;
@@ -88,22 +88,8 @@ pub fn read(dir: &Path, index: &SliceIndex) -> Result<Vec<u8>, SliceError> {
         problem,
     };
     let expected = index.size() as usize;
-    // Deflate never grows data by more than a few bytes per 16 KiB block.
-    let cap = HEADER_LEN as u64 + expected as u64 + expected as u64 / 1000 + 1024;
-    let file = std::fs::File::open(&path).map_err(|e| fail(format!("cannot open: {e}")))?;
-    let len = file
-        .metadata()
-        .map_err(|e| fail(format!("cannot read: {e}")))?
-        .len();
-    if len > cap {
-        return Err(fail(format!(
-            "{len} bytes is more than a slice of {expected} entries can take"
-        )));
-    }
-    let mut bytes = Vec::with_capacity(len as usize);
-    file.take(cap)
-        .read_to_end(&mut bytes)
-        .map_err(|e| fail(format!("cannot read: {e}")))?;
+    let bytes =
+        crate::io::read_deflated_file(&path, expected as u64, HEADER_LEN as u64).map_err(fail)?;
     decode(&bytes, index).map_err(fail)
 }
 

@@ -15,7 +15,7 @@
 //!
 //! A database's payload is its values in index order, one signed byte each.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -94,22 +94,8 @@ pub fn read(
     max_payload: u64,
 ) -> Result<Vec<u8>, String> {
     let fail = |problem: String| format!("{}: {problem}", path.display());
-    // Deflate never grows data by more than a few bytes per 16 KiB block.
-    let cap = HEADER_LEN as u64 + max_payload + max_payload / 1000 + 1024;
-    let file = std::fs::File::open(path).map_err(|e| fail(format!("cannot open: {e}")))?;
-    let len = file
-        .metadata()
-        .map_err(|e| fail(format!("cannot read: {e}")))?
-        .len();
-    if len > cap {
-        return Err(fail(format!(
-            "{len} bytes is more than such a file can take"
-        )));
-    }
-    let mut bytes = Vec::with_capacity(len as usize);
-    file.take(cap)
-        .read_to_end(&mut bytes)
-        .map_err(|e| fail(format!("cannot read: {e}")))?;
+    let bytes =
+        crate::io::read_deflated_file(path, max_payload, HEADER_LEN as u64).map_err(fail)?;
     decode(&bytes, magic, rules, stones, max_payload).map_err(fail)
 }
 
