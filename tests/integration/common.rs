@@ -130,11 +130,12 @@ impl Piped {
         Some(line)
     }
 
-    /// Reads output until a line contains `needle` (within 60 s); returns that line.
+    /// Reads output until a line contains `needle` (a hang guard of 5 minutes a line, far
+    /// above any load); returns that line.
     pub fn wait_for(&mut self, needle: &str) -> String {
         loop {
             let line = self
-                .next_line(std::time::Duration::from_secs(60))
+                .next_line(std::time::Duration::from_secs(300))
                 .unwrap_or_else(|| {
                     panic!(
                         "no line with '{needle}'; transcript:\n{}",

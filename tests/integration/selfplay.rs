@@ -118,12 +118,12 @@ fn a_killed_run_leaves_every_finished_game_readable() {
         .spawn()
         .unwrap();
     // Wait until a few dozen games are in the file, then kill the run mid-write.
-    let started = Instant::now();
+    // A hang guard far above any load, not a timing check.
+    let deadline = Instant::now() + Duration::from_secs(900);
     while std::fs::metadata(&out).map_or(0, |m| m.len()) < 40_000 {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "selfplay wrote too little"
-        );
+        if Instant::now() >= deadline {
+            panic!("selfplay wrote too little in 15 minutes");
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
     child.kill().unwrap();

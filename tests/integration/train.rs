@@ -215,9 +215,12 @@ fn ctrl_c_keeps_a_checkpoint_and_resume_finishes_the_run() {
         .spawn()
         .unwrap();
     // Interrupt once the first checkpoint exists.
-    let started = Instant::now();
+    // A hang guard far above any load, not a timing check.
+    let deadline = Instant::now() + Duration::from_secs(900);
     while !dir.join("samuel.ckpt").exists() {
-        assert!(started.elapsed() < Duration::from_secs(60));
+        if Instant::now() >= deadline {
+            panic!("no checkpoint after 15 minutes");
+        }
         std::thread::sleep(Duration::from_millis(10));
     }
     let status = Command::new("kill")
