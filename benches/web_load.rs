@@ -16,7 +16,8 @@ use std::net::TcpListener;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use evalearn::web::{App, Config, Server, SystemClock};
+use evalearn::search::time::RealClock;
+use evalearn::web::{App, Config, Server};
 use serde_json::{Value, json};
 use web_http::Client;
 
@@ -47,7 +48,7 @@ fn main() {
         tt_mib: 4,
         ..Config::default()
     };
-    let app = App::new(config, Arc::new(SystemClock::new()));
+    let app = App::new(config, Arc::new(RealClock::new()));
     let server = Server::start(app, TcpListener::bind("127.0.0.1:0").unwrap()).unwrap();
     let addr = server.addr();
     let until = Instant::now() + Duration::from_secs(seconds);

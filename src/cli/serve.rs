@@ -12,7 +12,8 @@ use super::CliError;
 use super::egdb::EgdbOption;
 use crate::game::checkers::Checkers;
 use crate::search::MAX_PLY;
-use crate::web::{App, Config, Server, SystemClock};
+use crate::search::time::RealClock;
+use crate::web::{App, Config, Server};
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
@@ -74,7 +75,7 @@ pub fn serve(args: ServeArgs) -> Result<(), CliError> {
     let address = SocketAddr::new(args.host, args.port);
     let listener = std::net::TcpListener::bind(address)
         .map_err(|e| CliError::failure(format!("cannot listen on {address}: {e}")))?;
-    let app = App::new(config, Arc::new(SystemClock::new()));
+    let app = App::new(config, Arc::new(RealClock::new()));
     let server = Server::start(app, listener)
         .map_err(|e| CliError::failure(format!("cannot start the server: {e}")))?;
     let bound = server.addr();

@@ -6,7 +6,7 @@
 //! Bounded work: at most [`Config::max_games`] live games, one search each, every search
 //! capped in depth and time and run on a blocking thread so the server keeps answering;
 //! a game nobody has looked at for [`Config::idle_timeout`] (by the injectable
-//! [`Clock`]) is dropped.
+//! [`TimeSource`]) is dropped.
 
 mod api;
 mod assets;
@@ -17,12 +17,12 @@ mod table;
 use std::io;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::game::checkers::Checkers;
 use crate::search::Tablebase;
+use crate::search::time::TimeSource;
 
 pub use api::router;
 
@@ -71,55 +71,6 @@ impl Default for Config {
     }
 }
 
-/// The time the server reads to drop abandoned games: real in the server, simulated in
-/// tests (so no test sleeps to see a game expire).
-pub trait Clock: Send + Sync + 'static {
-    /// Time since some fixed start.
-    fn now(&self) -> Duration;
-}
-
-/// The real clock.
-pub struct SystemClock(Instant);
-
-impl SystemClock {
-    pub fn new() -> SystemClock {
-        SystemClock(Instant::now())
-    }
-}
-
-impl Default for SystemClock {
-    fn default() -> Self {
-        SystemClock::new()
-    }
-}
-
-impl Clock for SystemClock {
-    fn now(&self) -> Duration {
-        self.0.elapsed()
-    }
-}
-
-/// A clock that moves only when told to.
-#[derive(Default)]
-pub struct ManualClock(AtomicU64);
-
-impl ManualClock {
-    pub fn new() -> ManualClock {
-        ManualClock::default()
-    }
-
-    pub fn advance(&self, by: Duration) {
-        let ms = u64::try_from(by.as_millis()).unwrap_or(u64::MAX);
-        self.0.fetch_add(ms, Ordering::SeqCst);
-    }
-}
-
-impl Clock for ManualClock {
-    fn now(&self) -> Duration {
-        Duration::from_millis(self.0.load(Ordering::SeqCst))
-    }
-}
-
 /// The server's shared state: settings, clock and the live games. Cheap to clone.
 #[derive(Clone)]
 pub struct App {
@@ -128,12 +79,12 @@ pub struct App {
 
 struct Inner {
     config: Config,
-    clock: Arc<dyn Clock>,
+    clock: Arc<dyn TimeSource>,
     table: Mutex<table::Table>,
 }
 
 impl App {
-    pub fn new(config: Config, clock: Arc<dyn Clock>) -> App {
+    pub fn new(config: Config, clock: Arc<dyn TimeSource>) -> App {
         App {
             inner: Arc::new(Inner {
                 config,

@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use evalearn::game::checkers::Checkers;
 use evalearn::game::kalah::Kalah;
 use evalearn::game::{Game, GameFile};
-use evalearn::web::{App, Config, ManualClock, Server};
+use evalearn::search::time::SimulatedClock;
+use evalearn::web::{App, Config, Server};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -24,7 +25,7 @@ use crate::web_http::{Client, Events, PATIENCE, raw};
 pub struct TestServer {
     pub server: Server,
     pub app: App,
-    pub clock: Arc<ManualClock>,
+    pub clock: Arc<SimulatedClock>,
     pub dir: PathBuf,
 }
 
@@ -41,7 +42,7 @@ impl TestServer {
             ..Config::default()
         };
         tune(&mut config);
-        let clock = Arc::new(ManualClock::new());
+        let clock = Arc::new(SimulatedClock::new());
         let app = App::new(config, clock.clone());
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let server = Server::start(app.clone(), listener).unwrap();
