@@ -3,13 +3,14 @@
 //! exactly). See [`crate::accuracy`] for what is measured.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
 
-use super::CliError;
 use super::args::{advance, eval_spec, load_evaluator, progress_bar};
 use super::solve::{KalahDbArgs, parse_game};
+use super::{CliError, interrupt};
 use crate::accuracy::{self, Case, Probability, Report, Settings};
 use crate::eval::EvalGame;
 use crate::eval::glem::{self, GlemModel};
@@ -279,8 +280,13 @@ fn kalah(
         })
         .max()
         .unwrap_or(0);
-    let db = args.db.open(rules, most_stones, |line| println!("{line}"));
-    let solver = Solver::new(rules, 16 * args.tt_mb as usize, db).map_err(CliError::failure)?;
+    let stop = interrupt::flag();
+    let db = args
+        .db
+        .open(rules, most_stones, &stop, |line| println!("{line}"))?;
+    let solver = Solver::new(rules, 16 * args.tt_mb as usize, db)
+        .map_err(CliError::failure)?
+        .with_stop(Arc::clone(&stop));
     let folder = args.db.folder();
     let (cache, warning) = SolvedCache::open(folder.as_deref(), rules);
     if let Some(warning) = warning {
@@ -306,7 +312,21 @@ fn kalah(
         args.seed,
     );
     for pos in &chosen {
-        if let Some(case) = accuracy::kalah::case_of(&mut exact, pos) {
+        let case = accuracy::kalah::case_of(&mut exact, pos);
+        if interrupt::raised(&stop) {
+            bar.finish_and_clear();
+            let added = exact.cache.added();
+            save(&mut exact);
+            return Err(interrupt::stopped(format!(
+                "{} of {count} positions solved; {added} new values kept in the cache{}, so a \
+                 second run starts from them",
+                cases.len(),
+                folder
+                    .as_deref()
+                    .map_or(String::new(), |f| format!(" in {}", f.display()))
+            )));
+        }
+        if let Some(case) = case {
             cases.push(case);
         }
         advance(&bar, "positions");

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use clap::{Args, Subcommand};
 
-use super::CliError;
+use super::{CliError, interrupt};
 use crate::game::Game;
 use crate::game::checkers::Checkers;
 use crate::game::checkers::egdb::{self, DEFAULT_DIR, Egdb, Material, SliceIndex, verify};
@@ -107,6 +107,7 @@ fn peak_memory() -> Option<u64> {
 }
 
 fn build(pieces: u32, out: &Path) -> Result<(), CliError> {
+    let stop = interrupt::flag();
     let started = Instant::now();
     let threads = rayon::current_num_threads();
     println!(
@@ -115,9 +116,11 @@ fn build(pieces: u32, out: &Path) -> Result<(), CliError> {
     );
     let mut entries = 0u64;
     let mut bytes = 0u64;
-    let egdb = egdb::build::build(out, pieces, |r| {
+    let mut slices = 0u64;
+    let built = egdb::build::build(out, pieces, &stop, |r| {
         entries += r.entries;
         bytes += r.file_bytes;
+        slices += 1;
         println!(
             "{:<10} {:>10} entries  {:>6.2}% won {:>6.2}% drawn {:>6.2}% lost  longest {:>3}  {:>10} bytes  {}",
             r.material.name(),
@@ -135,6 +138,13 @@ fn build(pieces: u32, out: &Path) -> Result<(), CliError> {
         );
     })
     .map_err(CliError::failure)?;
+    let Some(egdb) = built else {
+        return Err(interrupt::stopped(format!(
+            "{slices} slices finished and kept in {} ({entries} entries); the same command \
+             builds the rest",
+            out.display()
+        )));
+    };
     println!(
         "done: {} slices, {entries} entries, {bytes} bytes on disk, {:.1} s, peak memory {}",
         egdb.slice_count(),

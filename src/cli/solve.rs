@@ -7,16 +7,17 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use clap::Args;
 
-use super::CliError;
+use super::{CliError, interrupt};
 use crate::game::Game;
 use crate::game::GameSpec;
 use crate::game::kalah::solve::board::{pits_of, stones};
 use crate::game::kalah::solve::db::{EndgameDb, MAX_DB_STONES, configurations};
-use crate::game::kalah::solve::file::{DbSource, db_dir, db_stones_for, open_or_build};
+use crate::game::kalah::solve::file::{DbSource, db_dir, db_stones_for, open_or_build_until};
 use crate::game::kalah::solve::{DEFAULT_TT_MIB, Probe, Solver};
 use crate::game::kalah::{Kalah, KalahRules, NAME};
 
@@ -46,6 +47,7 @@ pub struct SolveArgs {
 }
 
 pub fn solve(args: SolveArgs) -> Result<(), CliError> {
+    let stop = interrupt::flag();
     let rules = parse_game(&args.game)?;
     let pos = match &args.position {
         None => Kalah::start_of(rules),
@@ -55,10 +57,12 @@ pub fn solve(args: SolveArgs) -> Result<(), CliError> {
     println!("game {}", rules.name());
     println!("position {}", pos.format_position());
 
-    let db = args
-        .db
-        .open(rules, stones(&pits_of(&pos)), |line| println!("{line}"));
-    let mut solver = Solver::new(rules, args.tt_mb as usize, db).map_err(CliError::failure)?;
+    let db = args.db.open(rules, stones(&pits_of(&pos)), &stop, |line| {
+        println!("{line}")
+    })?;
+    let mut solver = Solver::new(rules, args.tt_mb as usize, db)
+        .map_err(CliError::failure)?
+        .with_stop(Arc::clone(&stop));
     println!(
         "tt {}: {} entries",
         mib(solver.table().bytes()),
@@ -69,6 +73,21 @@ pub fn solve(args: SolveArgs) -> Result<(), CliError> {
     let solution = solver
         .solve_with(&pos, |probe| print_probe(probe, margin(0)))
         .map_err(CliError::failure)?;
+    if solver.stopped() {
+        let proven = match solution.probes.last() {
+            Some(p) => format!(
+                "the value lies in {:+}..{:+}",
+                p.lower + margin(0),
+                p.upper + margin(0)
+            ),
+            None => "no bound proven yet".to_string(),
+        };
+        return Err(interrupt::stopped(format!(
+            "solve stopped after {} nodes in {}: {proven}",
+            solution.nodes,
+            seconds(solution.elapsed)
+        )));
+    }
     println!("value {}", describe_value(&pos, solution.value));
     println!("nodes {}", solution.nodes);
     println!("time {}", seconds(solution.elapsed));
@@ -109,17 +128,26 @@ impl KalahDbArgs {
 
     /// The database for questions with `stones` stones in the pits (or `--db-stones`),
     /// read or built; `report` hears one line on it and any warnings. `None` for 0.
+    /// Ctrl-C (`stop`) ends a build early: nothing of it is written.
     pub fn open(
         &self,
         rules: KalahRules,
         stones: u32,
+        stop: &AtomicBool,
         mut report: impl FnMut(&str),
-    ) -> Option<Arc<EndgameDb>> {
+    ) -> Result<Option<Arc<EndgameDb>>, CliError> {
         let size = self.db_stones.unwrap_or_else(|| db_stones_for(stones));
         if size == 0 {
-            return None;
+            return Ok(None);
         }
-        let (db, source, took, warnings) = open_or_build(self.folder().as_deref(), rules, size);
+        let (db, source, took, warnings) =
+            open_or_build_until(self.folder().as_deref(), rules, size, stop).map_err(|s| {
+                interrupt::stopped(format!(
+                    "database of {size} stones stopped with {} of its {} stone counts built \
+                     (nothing written: a build is kept only when complete)",
+                    s.levels_done, s.levels
+                ))
+            })?;
         for warning in warnings {
             eprintln!("warning: {warning}");
         }
@@ -135,7 +163,7 @@ impl KalahDbArgs {
             mib(db.len()),
             seconds(took)
         ));
-        Some(db)
+        Ok(Some(db))
     }
 }
 

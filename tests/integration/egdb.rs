@@ -23,7 +23,8 @@ pub(crate) fn database(pieces: u32) -> &'static (PathBuf, Arc<Egdb>) {
     let cell = if pieces == 3 { &THREE } else { &FOUR };
     cell.get_or_init(|| {
         let dir = temp_dir(&format!("egdb-shared-{pieces}"));
-        let egdb = build::build(&dir, pieces, |_| {}).unwrap();
+        let never = std::sync::atomic::AtomicBool::new(false);
+        let egdb = build::build(&dir, pieces, &never, |_| {}).unwrap().unwrap();
         (dir, Arc::new(egdb))
     })
 }

@@ -15,12 +15,13 @@ use evalearn::eval::Evaluator;
 use evalearn::eval::spec::EvalSpec;
 use evalearn::search::treestats::random_positions;
 
-/// A running `evalearn` whose stderr lines arrive on a channel.
+/// A running `evalearn` whose stdout and stderr lines arrive on channels.
 struct Running {
     child: Child,
     stderr: mpsc::Receiver<String>,
-    stdout: std::thread::JoinHandle<String>,
+    stdout: mpsc::Receiver<String>,
     transcript: Vec<String>,
+    printed: Vec<String>,
 }
 
 /// What an interrupted command left.
@@ -28,6 +29,38 @@ struct Ended {
     status: Option<i32>,
     stdout: String,
     stderr: String,
+}
+
+/// The lines of `stream`, sent on a channel as they come.
+fn lines_of(stream: impl Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (send, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines() {
+            let Ok(line) = line else { break };
+            if send.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
+}
+
+/// Waits for a line of `lines` containing `needle`, keeping those read in `kept` (the
+/// command ending first fails).
+fn wait_for_line(lines: &mpsc::Receiver<String>, kept: &mut Vec<String>, needle: &str) {
+    loop {
+        let Ok(line) = lines.recv() else {
+            panic!(
+                "the command ended before printing '{needle}':\n{}",
+                kept.join("\n")
+            );
+        };
+        let found = line.contains(needle);
+        kept.push(line);
+        if found {
+            return;
+        }
+    }
 }
 
 impl Running {
@@ -41,45 +74,25 @@ impl Running {
             .stderr(Stdio::piped())
             .spawn()
             .expect("start evalearn");
-        let mut out = child.stdout.take().unwrap();
-        let stdout = std::thread::spawn(move || {
-            let mut text = String::new();
-            out.read_to_string(&mut text).unwrap();
-            text
-        });
-        let err = child.stderr.take().unwrap();
-        let (send, stderr) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines() {
-                let Ok(line) = line else { break };
-                if send.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let stdout = lines_of(child.stdout.take().unwrap());
+        let stderr = lines_of(child.stderr.take().unwrap());
         Running {
             child,
             stderr,
             stdout,
             transcript: Vec::new(),
+            printed: Vec::new(),
         }
     }
 
-    /// Waits for a stderr line containing `needle` (the command ending first fails).
+    /// Waits for a stderr line containing `needle`.
     fn wait_for(&mut self, needle: &str) {
-        loop {
-            let Ok(line) = self.stderr.recv() else {
-                panic!(
-                    "the command ended before printing '{needle}':\n{}",
-                    self.transcript.join("\n")
-                );
-            };
-            let found = line.contains(needle);
-            self.transcript.push(line);
-            if found {
-                return;
-            }
-        }
+        wait_for_line(&self.stderr, &mut self.transcript, needle);
+    }
+
+    /// Waits for a stdout line containing `needle`.
+    fn wait_for_stdout(&mut self, needle: &str) {
+        wait_for_line(&self.stdout, &mut self.printed, needle);
     }
 
     /// Sends SIGINT (as Ctrl-C does) and waits for the command to end.
@@ -91,9 +104,10 @@ impl Running {
         assert!(kill.success());
         let status = self.child.wait().unwrap().code();
         self.transcript.extend(self.stderr.iter());
+        self.printed.extend(self.stdout.iter());
         Ended {
             status,
-            stdout: self.stdout.join().unwrap(),
+            stdout: self.printed.join("\n"),
             stderr: self.transcript.join("\n"),
         }
     }
@@ -351,4 +365,119 @@ fn ctrl_c_in_selfplay_keeps_the_finished_games() {
     let info = String::from_utf8_lossy(&info.stdout);
     assert!(info.contains(&format!("games        {said}\n")), "{info}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn ctrl_c_in_an_endgame_database_build_keeps_the_finished_slices() {
+    let dir = temp_dir("egdb-build");
+    let out = dir.join("egdb");
+    // Five pieces take a minute or more: the signal comes after the first slice.
+    let mut run = Running::start(&[
+        "egdb",
+        "build",
+        "--pieces",
+        "5",
+        "--out",
+        out.to_str().unwrap(),
+        "--threads",
+        "2",
+    ]);
+    run.wait_for_stdout(" entries ");
+    let ended = run.interrupt();
+    assert_eq!(
+        ended.status,
+        Some(130),
+        "{}\n{}",
+        ended.stdout,
+        ended.stderr
+    );
+    let slices = ended
+        .stdout
+        .lines()
+        .filter(|l| l.contains(" entries ") && l.contains("won"))
+        .count();
+    assert!(
+        ended.stderr.contains(&format!(
+            "interrupted (Ctrl-C): {slices} slices finished and kept"
+        )),
+        "{}",
+        ended.stderr
+    );
+    // The kept slices are whole: a check of the folder finds every file sound.
+    let check = evalearn(&["egdb", "verify", "--dir", out.to_str().unwrap()]);
+    let report = String::from_utf8_lossy(&check.stdout);
+    assert!(check.status.success(), "{report}");
+    let files = std::fs::read_dir(&out)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "egdb")
+        })
+        .count();
+    assert_eq!(files, slices, "{report}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn ctrl_c_in_a_kalah_solve_reports_the_bounds_proven() {
+    let dir = temp_dir("solve");
+    // The start of Kalah(6,6) takes hours to solve: the signal comes as the solve starts.
+    let mut run = Running::start(&[
+        "solve",
+        "--game",
+        "kalah",
+        "--db-stones",
+        "8",
+        "--db-dir",
+        dir.to_str().unwrap(),
+    ]);
+    run.wait_for_stdout("tt ");
+    let ended = run.interrupt();
+    assert_eq!(
+        ended.status,
+        Some(130),
+        "{}\n{}",
+        ended.stdout,
+        ended.stderr
+    );
+    assert!(
+        ended
+            .stderr
+            .contains("interrupted (Ctrl-C): solve stopped after"),
+        "{}",
+        ended.stderr
+    );
+    assert!(!ended.stdout.contains("value "), "{}", ended.stdout);
+
+    // A database build stopped: nothing of it is written.
+    let empty = temp_dir("solve-db");
+    let mut run = Running::start(&[
+        "solve",
+        "--game",
+        "kalah",
+        "--db-stones",
+        "20",
+        "--db-dir",
+        empty.to_str().unwrap(),
+    ]);
+    run.wait_for_stdout("position ");
+    let ended = run.interrupt();
+    assert_eq!(
+        ended.status,
+        Some(130),
+        "{}\n{}",
+        ended.stdout,
+        ended.stderr
+    );
+    assert!(
+        ended.stderr.contains("database of 20 stones stopped with"),
+        "{}",
+        ended.stderr
+    );
+    assert_eq!(std::fs::read_dir(&empty).map_or(0, |d| d.count()), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let _ = std::fs::remove_dir_all(&empty);
 }

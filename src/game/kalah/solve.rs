@@ -30,6 +30,7 @@ pub mod file;
 pub mod table;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use board::{Child, Pits, final_value, for_each_child, pits_of, stones};
@@ -94,10 +95,15 @@ pub struct Solver {
     nodes: u64,
     /// Node count at which a capped solve gives up ([`Solver::solve_capped`]).
     node_limit: u64,
-    /// Set when the node limit was reached: every search returns at once, storing
-    /// nothing (a value cut short is not a bound).
+    /// Set when the node limit was reached or `stop` raised: every search returns at
+    /// once, storing nothing (a value cut short is not a bound).
     aborted: bool,
+    /// Raised (by Ctrl-C) to end a solve early: looked at every [`STOP_CHECK_NODES`].
+    stop: Option<Arc<AtomicBool>>,
 }
+
+/// Nodes between two looks at the stop flag (well under a millisecond of solving).
+const STOP_CHECK_NODES: u64 = 1 << 14;
 
 impl Solver {
     /// A solver for `rules` with a table of `tt_mib` MiB and the endgame database `db`
@@ -123,7 +129,22 @@ impl Solver {
             nodes: 0,
             node_limit: u64::MAX,
             aborted: false,
+            stop: None,
         })
+    }
+
+    /// Makes solves end early once `stop` is raised; [`Solver::stopped`] then tells.
+    pub fn with_stop(mut self, stop: Arc<AtomicBool>) -> Solver {
+        self.stop = Some(stop);
+        self
+    }
+
+    /// Whether the stop flag was raised: a solution returned since is the bound proven
+    /// before it (see its probes), not the value.
+    pub fn stopped(&self) -> bool {
+        self.stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
     }
 
     /// The transposition table (for its size and use).
@@ -312,6 +333,11 @@ impl Solver {
             probes.push(probe);
             guess = value;
         }
+        if self.node_limit == u64::MAX {
+            // Stopped, not capped (capped solves report it first): the next solve starts
+            // afresh.
+            self.aborted = false;
+        }
         lower
     }
 
@@ -329,7 +355,7 @@ impl Solver {
     /// `V ≥ v`, else `V = v`.
     fn search(&mut self, pits: &Pits, alpha: i32, beta: i32) -> i32 {
         self.nodes += 1;
-        if self.nodes >= self.node_limit {
+        if self.nodes >= self.node_limit || (self.nodes % STOP_CHECK_NODES == 0 && self.stopped()) {
             self.aborted = true;
         }
         if self.aborted {

@@ -16,6 +16,7 @@
 //! 3. What is never settled is a draw: neither side can force the end.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -51,11 +52,13 @@ pub struct SliceReport {
 /// Builds (or completes) the database of every slice of up to `pieces` pieces in `dir`,
 /// on the current rayon pool. Slices whose files are already there and valid are loaded,
 /// not rebuilt, so a killed build resumes where it stopped. `on_slice` hears of each.
+/// `None` if `stop` was raised first: the slices finished until then are on disk.
 pub fn build(
     dir: &Path,
     pieces: u32,
+    stop: &AtomicBool,
     mut on_slice: impl FnMut(&SliceReport),
-) -> Result<Egdb, String> {
+) -> Result<Option<Egdb>, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
     let mut egdb = Egdb::empty();
     egdb.dir = Some(dir.to_path_buf());
@@ -76,7 +79,10 @@ pub fn build(
             .collect();
         let (tables, reused) = match existing {
             Some(tables) => (tables, true),
-            None => (solve(&egdb, &indexes)?, false),
+            None => match solve(&egdb, &indexes, stop)? {
+                Some(tables) => (tables, false),
+                None => return Ok(None),
+            },
         };
         for (index, entries) in indexes.into_iter().zip(tables) {
             let material = index.material();
@@ -121,7 +127,7 @@ pub fn build(
             on_slice(&report);
         }
     }
-    Ok(egdb)
+    Ok(Some(egdb))
 }
 
 /// Work arrays of one slice during its build.
@@ -188,13 +194,26 @@ fn too_long(material: Material) -> String {
 }
 
 /// Solves a slice (and its partner): the entries of each, in order.
-fn solve(egdb: &Egdb, indexes: &[SliceIndex]) -> Result<Vec<Vec<u8>>, String> {
+/// `None` if `stop` was raised first.
+fn solve(
+    egdb: &Egdb,
+    indexes: &[SliceIndex],
+    stop: &AtomicBool,
+) -> Result<Option<Vec<Vec<u8>>>, String> {
+    let stopped = || stop.load(Ordering::Relaxed);
     let mut tables = Vec::with_capacity(indexes.len());
     for index in indexes {
+        // Once stopped, the remaining looks are skipped (and the table dropped).
         let looks: Vec<(u8, u8, u8)> = (0..index.size())
             .into_par_iter()
-            .map(|i| first_look(egdb, index, i))
+            .map(|i| match stopped() {
+                true => Ok((0, 0, 0)),
+                false => first_look(egdb, index, i),
+            })
             .collect::<Result<_, _>>()?;
+        if stopped() {
+            return Ok(None);
+        }
         let size = looks.len();
         let mut table = Table {
             index: index.clone(),
@@ -225,7 +244,10 @@ fn solve(egdb: &Egdb, indexes: &[SliceIndex]) -> Result<Vec<Vec<u8>>, String> {
     for level in 0..buckets.len() {
         let list = std::mem::take(&mut buckets[level]);
         let byte = level as u8 + 1;
-        for (t, i) in list {
+        for (n, (t, i)) in list.into_iter().enumerate() {
+            if n % STOP_CHECK == 0 && stopped() {
+                return Ok(None);
+            }
             let (t, i) = (t as usize, i as usize);
             if tables[t].done[i] || tables[t].value[i] != byte {
                 continue;
@@ -266,8 +288,11 @@ fn solve(egdb: &Egdb, indexes: &[SliceIndex]) -> Result<Vec<Vec<u8>>, String> {
             }
         }
     }
-    Ok(tables.into_iter().map(|t| t.value).collect())
+    Ok(Some(tables.into_iter().map(|t| t.value).collect()))
 }
+
+/// Positions settled between two looks at the stop flag.
+const STOP_CHECK: usize = 1 << 12;
 
 /// The positions from which the side that just moved reached `pos` by a quiet move that
 /// crowned nothing, and which had no capture (captures being compulsory). The side to

@@ -150,7 +150,10 @@ impl CachedSolver {
             return value;
         }
         let value = self.solver.future_value(pits);
-        self.cache.insert(*pits, value);
+        // A solve cut short by Ctrl-C returned a bound, not the value.
+        if !self.solver.stopped() {
+            self.cache.insert(*pits, value);
+        }
         value
     }
 }

@@ -22,7 +22,7 @@
 //! configuration alone, so the table does not depend on the number of threads or on which
 //! thread computes a value first (two threads may both compute one; they store the same).
 
-use std::sync::atomic::{AtomicI8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicI8, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
@@ -133,6 +133,15 @@ impl EndgameDb {
     /// # Panics
     /// If `stones` is above [`MAX_DB_STONES`] (callers check user input first).
     pub fn build(rules: KalahRules, stones: u32) -> EndgameDb {
+        let never = AtomicBool::new(false);
+        let (db, _) = EndgameDb::build_until(rules, stones, &never);
+        db
+    }
+
+    /// Builds as [`EndgameDb::build`] does until `stop` is raised (looked at between
+    /// chunks of a level): the database and the number of stone counts (levels, from 0)
+    /// complete in it, `stones + 1` when the build finished.
+    pub fn build_until(rules: KalahRules, stones: u32, stop: &AtomicBool) -> (EndgameDb, u32) {
         assert!(stones <= MAX_DB_STONES, "database of {stones} stones");
         let size = configurations(stones) as usize;
         let db = EndgameDb {
@@ -141,9 +150,11 @@ impl EndgameDb {
             values: (0..size).map(|_| AtomicI8::new(UNKNOWN)).collect(),
         };
         for level in 0..=stones {
-            db.build_level(level);
+            if !db.build_level(level, stop) {
+                return (db, level);
+            }
         }
-        db
+        (db, stones + 1)
     }
 
     /// A database from its values in index order (as [`EndgameDb::to_bytes`] gave
@@ -222,7 +233,8 @@ impl EndgameDb {
     }
 
     /// Fills every configuration of `level` stones, in parallel chunks.
-    fn build_level(&self, level: u32) {
+    /// False if `stop` was raised before the level was complete.
+    fn build_level(&self, level: u32, stop: &AtomicBool) -> bool {
         let first = if level == 0 {
             0
         } else {
@@ -231,6 +243,9 @@ impl EndgameDb {
         let end = configurations(level);
         let chunks = (end - first).div_ceil(CHUNK);
         (0..chunks).into_par_iter().for_each(|chunk| {
+            if stop.load(Relaxed) {
+                return;
+            }
             let start = first + chunk * CHUNK;
             let stop = (start + CHUNK).min(end);
             let mut pits = unrank(start);
@@ -242,6 +257,7 @@ impl EndgameDb {
                 next_same_total(&mut pits);
             }
         });
+        !stop.load(Relaxed)
     }
 
     /// `V(pits)` from the values of what one sowing leads to. The successors are ranked

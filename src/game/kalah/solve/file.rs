@@ -18,6 +18,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use flate2::Compression;
@@ -157,6 +158,27 @@ pub fn open_or_build(
     rules: KalahRules,
     stones: u32,
 ) -> (Arc<EndgameDb>, DbSource, Duration, Vec<String>) {
+    let never = AtomicBool::new(false);
+    open_or_build_until(dir, rules, stones, &never)
+        .unwrap_or_else(|_| unreachable!("a build without a raised stop flag finishes"))
+}
+
+/// A build stopped before it was complete (nothing of it is written): the stone
+/// counts finished out of the database's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BuildStopped {
+    pub levels_done: u32,
+    pub levels: u32,
+}
+
+/// [`open_or_build`] with a build that ends early, writing nothing, once `stop` is
+/// raised.
+pub fn open_or_build_until(
+    dir: Option<&Path>,
+    rules: KalahRules,
+    stones: u32,
+    stop: &AtomicBool,
+) -> Result<(Arc<EndgameDb>, DbSource, Duration, Vec<String>), BuildStopped> {
     let started = Instant::now();
     let mut warnings = Vec::new();
     if let Some(dir) = dir {
@@ -166,18 +188,24 @@ pub fn open_or_build(
                 .and_then(|bytes| EndgameDb::from_bytes(rules, stones, &bytes))
             {
                 Ok(db) => {
-                    return (
+                    return Ok((
                         Arc::new(db),
                         DbSource::Read(path),
                         started.elapsed(),
                         warnings,
-                    );
+                    ));
                 }
                 Err(e) => warnings.push(format!("{e}; rebuilding it")),
             }
         }
     }
-    let db = EndgameDb::build(rules, stones);
+    let (db, levels_done) = EndgameDb::build_until(rules, stones, stop);
+    if levels_done <= stones {
+        return Err(BuildStopped {
+            levels_done,
+            levels: stones + 1,
+        });
+    }
     let source = match dir {
         None => DbSource::BuiltOnly(None),
         Some(dir) => {
@@ -193,7 +221,7 @@ pub fn open_or_build(
             }
         }
     };
-    (Arc::new(db), source, started.elapsed(), warnings)
+    Ok((Arc::new(db), source, started.elapsed(), warnings))
 }
 
 #[cfg(test)]
