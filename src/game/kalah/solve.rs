@@ -355,7 +355,9 @@ impl Solver {
     /// `V ≥ v`, else `V = v`.
     fn search(&mut self, pits: &Pits, alpha: i32, beta: i32) -> i32 {
         self.nodes += 1;
-        if self.nodes >= self.node_limit || (self.nodes % STOP_CHECK_NODES == 0 && self.stopped()) {
+        if self.nodes >= self.node_limit
+            || (self.nodes.is_multiple_of(STOP_CHECK_NODES) && self.stopped())
+        {
             self.aborted = true;
         }
         if self.aborted {

@@ -245,7 +245,7 @@ fn solve(
         let list = std::mem::take(&mut buckets[level]);
         let byte = level as u8 + 1;
         for (n, (t, i)) in list.into_iter().enumerate() {
-            if n % STOP_CHECK == 0 && stopped() {
+            if n.is_multiple_of(STOP_CHECK) && stopped() {
                 return Ok(None);
             }
             let (t, i) = (t as usize, i as usize);
