@@ -7,6 +7,7 @@ use super::Case;
 use crate::game::checkers::Checkers;
 use crate::game::checkers::egdb::{Egdb, Material, SliceIndex};
 use crate::game::{ExactValue, Game, MoveList};
+use crate::search::Tablebase;
 
 /// A result as a value: 1 win, 0 draw, −1 loss.
 pub fn value_of(exact: ExactValue) -> i32 {
@@ -19,7 +20,7 @@ pub fn value_of(exact: ExactValue) -> i32 {
 
 /// The case of `pos` if it and every position after its moves are in the database and
 /// it has at least two moves (a forced move tells nothing about the evaluator).
-pub fn case_of(egdb: &Egdb, pos: &Checkers) -> Option<Case<Checkers>> {
+pub fn case_of(egdb: &dyn Tablebase<Checkers>, pos: &Checkers) -> Option<Case<Checkers>> {
     let mut moves = MoveList::new();
     pos.legal_moves(&mut moves);
     if moves.len() < 2 {
@@ -77,6 +78,17 @@ pub fn sample(
     count: usize,
     seed: u64,
 ) -> Result<Vec<Case<Checkers>>, String> {
+    sample_from(egdb, |m| egdb.has(m), mix, count, seed)
+}
+
+/// [`sample`] from any table of exact values; `has` tells which slices it holds whole.
+pub fn sample_from(
+    egdb: &dyn Tablebase<Checkers>,
+    has: impl Fn(Material) -> bool,
+    mix: &[(u32, f64)],
+    count: usize,
+    seed: u64,
+) -> Result<Vec<Case<Checkers>>, String> {
     // (weight, the piece count's slices with their sizes)
     let mut slices: Vec<(f64, Vec<(SliceIndex, u64)>)> = Vec::new();
     for &(pieces, weight) in mix.iter().filter(|&&(_, w)| w > 0.0) {
@@ -89,7 +101,7 @@ pub fn sample(
                 (index, size)
             })
             .collect();
-        if let Some((missing, _)) = of_count.iter().find(|(i, _)| !egdb.has(i.material())) {
+        if let Some((missing, _)) = of_count.iter().find(|(i, _)| !has(i.material())) {
             return Err(format!(
                 "the database has no slice {} ({pieces} pieces): build it with \
                  `evalearn egdb build --pieces {pieces}`",

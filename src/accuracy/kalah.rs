@@ -9,7 +9,7 @@ use super::Case;
 use crate::arena::engine_game::{Exploration, GameRules, play_engine_game};
 use crate::eval::kalah::KalahEval;
 use crate::game::Game;
-use crate::game::kalah::solve::board::pits_of;
+use crate::game::kalah::solve::board::{pits_of, stones};
 use crate::game::kalah::solve::cache::CachedSolver;
 use crate::game::kalah::{Kalah, KalahMoves, KalahRules};
 use crate::search::{Limits, SearchConfig, Searcher};
@@ -24,11 +24,13 @@ const PLY_CAP: u32 = 400;
 
 /// `count` different positions of `rules`' games, each with two moves or more: game
 /// `i` is played from random stream `i` of `seed`, and one of its positions (uniformly
-/// among those before the end) is taken. Fails if the games keep repeating positions.
+/// among those before the end, with at most `max_pit_stones` stones in the pits when
+/// given) is taken. Fails if the games keep repeating positions.
 pub fn selfplay_positions(
     rules: KalahRules,
     count: usize,
     seed: u64,
+    max_pit_stones: Option<u32>,
 ) -> Result<Vec<Kalah>, String> {
     let mut searcher = Searcher::new(KalahEval::Stores, SearchConfig::FULL, 4);
     let rules_of_game = GameRules {
@@ -69,7 +71,17 @@ pub fn selfplay_positions(
         );
         index += 1;
         let ongoing = game.positions.len().saturating_sub(1).max(1);
-        let pos = game.positions[rng.random_range(0..ongoing)];
+        // Stones in the pits only fall as a game goes on: the late positions are a tail.
+        let first = max_pit_stones.map_or(0, |most| {
+            game.positions[..ongoing]
+                .iter()
+                .position(|p| stones(&pits_of(p)) <= most)
+                .unwrap_or(ongoing)
+        });
+        if first == ongoing {
+            continue;
+        }
+        let pos = game.positions[rng.random_range(first..ongoing)];
         pos.legal_moves(&mut moves);
         if moves.len() >= 2 && seen.insert(pos) {
             positions.push(pos);

@@ -17,6 +17,7 @@
 //! Intervals are 95%: Wilson's for rates, the normal approximation for means.
 
 pub mod draughts;
+pub mod heldout;
 pub mod kalah;
 
 use rayon::prelude::*;

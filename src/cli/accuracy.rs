@@ -30,6 +30,8 @@ const MAX_POSITIONS: u64 = 1_000_000;
 pub const MAX_SOLVED_STONES: u8 = 4;
 /// Seconds between saves of the solved values while solving.
 const SAVE_EVERY_SECONDS: u64 = 30;
+/// Most stones in the pits of the late positions solved in any Kalah variant.
+const MAX_LATE_PIT_STONES: u32 = 30;
 
 #[derive(Args, Debug)]
 pub struct AccuracyArgs {
@@ -62,6 +64,10 @@ pub struct AccuracyArgs {
     /// Positions from a dataset instead (draughts: those inside the database)
     #[arg(long)]
     from: Option<PathBuf>,
+    /// Kalah: only positions with at most this many stones in the pits (late ones, far
+    /// cheaper to solve; any variant, kalah:6:6 included, with at most 30)
+    #[arg(long, conflicts_with = "from", value_parser = clap::value_parser!(u32).range(1..=72))]
+    max_pit_stones: Option<u32>,
     /// Static values within ±this many centi-units predict a draw
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(i32).range(0..=20_000))]
     draw_band: i32,
@@ -98,9 +104,12 @@ pub fn accuracy(args: AccuracyArgs) -> Result<(), CliError> {
     };
     let (report, units) = match (&args.egdb, &args.game) {
         (Some(dir), None) => {
-            if args.db.db_dir.is_some() || args.db.db_stones.is_some() {
+            if args.db.db_dir.is_some()
+                || args.db.db_stones.is_some()
+                || args.max_pit_stones.is_some()
+            {
                 return Err(CliError::input(
-                    "--db-dir and --db-stones are for Kalah; draughts reads --egdb",
+                    "--db-dir, --db-stones and --max-pit-stones are for Kalah; draughts reads --egdb",
                 ));
             }
             let evaluator = load_evaluator::<Checkers>((), &spec)?.0;
@@ -109,10 +118,14 @@ pub fn accuracy(args: AccuracyArgs) -> Result<(), CliError> {
         }
         (None, Some(game)) => {
             let rules = parse_game(game)?;
-            if rules.stones > MAX_SOLVED_STONES {
+            let late = args
+                .max_pit_stones
+                .is_some_and(|most| most <= MAX_LATE_PIT_STONES);
+            if rules.stones > MAX_SOLVED_STONES && !late {
                 return Err(CliError::input(format!(
                     "--game {game}: accuracy solves Kalah with at most {MAX_SOLVED_STONES} \
-                     stones a pit (kalah:6:1 .. kalah:6:{MAX_SOLVED_STONES})"
+                     stones a pit (kalah:6:1 .. kalah:6:{MAX_SOLVED_STONES}), or late positions \
+                     of any variant with --max-pit-stones {MAX_LATE_PIT_STONES} or fewer"
                 )));
             }
             if args.mix.is_some() {
@@ -270,7 +283,7 @@ fn kalah(
     let count = args.positions as usize;
     let positions = match &args.from {
         Some(path) => dataset_positions::<Kalah>(path, &rules.name())?,
-        None => accuracy::kalah::selfplay_positions(rules, count, args.seed)
+        None => accuracy::kalah::selfplay_positions(rules, count, args.seed, args.max_pit_stones)
             .map_err(CliError::failure)?,
     };
     let most_stones = positions

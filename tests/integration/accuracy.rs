@@ -56,8 +56,8 @@ fn three_kings_against_one_won_off_the_diagonal_and_drawn_on_it() {
     let egdb = &database(4).1;
     let won = Checkers::parse_position("W:WK29,K30,K31:BK5").unwrap();
     let drawn = Checkers::parse_position("W:WK6,K7,K28:BK29").unwrap();
-    let won_case = draughts::case_of(egdb, &won).unwrap();
-    let drawn_case = draughts::case_of(egdb, &drawn).unwrap();
+    let won_case = draughts::case_of(egdb.as_ref(), &won).unwrap();
+    let drawn_case = draughts::case_of(egdb.as_ref(), &drawn).unwrap();
     assert_eq!(won_case.value, 1);
     assert_eq!(drawn_case.value, 0);
     // A move giving the black king the long diagonal throws the win away: it exists
@@ -130,10 +130,13 @@ fn kalah_cases_equal_brute_force() {
         stones: 1,
         empty_capture: false,
     };
-    let positions = kalah::selfplay_positions(rules, 25, 4).unwrap();
+    let positions = kalah::selfplay_positions(rules, 25, 4, None).unwrap();
     assert_eq!(positions.len(), 25);
     // The same seed draws the same positions.
-    assert_eq!(kalah::selfplay_positions(rules, 25, 4).unwrap(), positions);
+    assert_eq!(
+        kalah::selfplay_positions(rules, 25, 4, None).unwrap(),
+        positions
+    );
     let mut exact = CachedSolver {
         solver: Solver::new(rules, 4, None).unwrap(),
         cache: SolvedCache::open(None, rules).0,
@@ -201,7 +204,7 @@ fn perfect_players_move_exactly() {
     };
     let perfect = Kalah::perfect(rules, None, None, u64::MAX, &mut |_| {}).unwrap();
     let mut player = perfect.player(1).unwrap();
-    let positions = kalah::selfplay_positions(rules, 25, 2).unwrap();
+    let positions = kalah::selfplay_positions(rules, 25, 2, None).unwrap();
     for pos in positions.into_iter().filter(brute_forceable) {
         let mv = player
             .think(&GameRecord::new(pos), &Limits::depth(1))
@@ -329,7 +332,7 @@ fn the_kalah_command_equals_a_direct_computation_and_reuses_solved_values() {
         solver: Solver::new(rules, 16, None).unwrap(),
         cache: SolvedCache::open(None, rules).0,
     };
-    let positions = kalah::selfplay_positions(rules, 30, 2).unwrap();
+    let positions = kalah::selfplay_positions(rules, 30, 2, None).unwrap();
     let cases: Vec<_> = positions
         .iter()
         .map(|p| kalah::case_of(&mut exact, p).unwrap())
@@ -393,8 +396,13 @@ fn bad_input_is_refused_naming_the_flag() {
         (format!("{egdb} --mix 4:1"), "--mix"),
         (
             "--eval stores --game kalah:6:6 --positions 5".to_string(),
+            "--max-pit-stones",
+        ),
+        (
+            "--eval stores --game kalah:6:6 --max-pit-stones 40 --positions 5".to_string(),
             "--game",
         ),
+        (format!("{egdb} --max-pit-stones 10"), "--max-pit-stones"),
         ("--eval stores --positions 5".to_string(), "--egdb"),
         (
             "--eval /no/such/model.bin --game kalah:6:2 --positions 5".to_string(),
@@ -416,4 +424,33 @@ fn bad_input_is_refused_naming_the_flag() {
     let out = evalearn(&perfect.split(' ').collect::<Vec<_>>());
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--b"));
+}
+
+#[test]
+fn late_kalah_positions_of_any_variant_are_solved() {
+    let out = evalearn_ok(&[
+        "accuracy",
+        "--eval",
+        "stores",
+        "--game",
+        "kalah:6:6",
+        "--max-pit-stones",
+        "14",
+        "--db-stones",
+        "10",
+        "--positions",
+        "20",
+        "--depths",
+        "0,2",
+        "--db-dir",
+        temp_dir("accuracy-late").to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("solved 20 positions"), "{text}");
+    let rules = KalahRules::default();
+    let positions = kalah::selfplay_positions(rules, 20, 1, Some(14)).unwrap();
+    assert!(positions.iter().all(|p| {
+        use evalearn::game::kalah::solve::board::{pits_of, stones};
+        stones(&pits_of(p)) <= 14
+    }));
 }
