@@ -157,33 +157,7 @@ fn threads_and_shards_hold_out_the_same_games() {
     let sharded = root.join("sharded");
     let run = config(&sharded, "td", 2, training);
     for round in 1..=2 {
-        let mut inputs = Vec::new();
-        for shard in ["1/2", "2/2"] {
-            let out = sharded.join(format!("round{round}-{}.ds", &shard[..1]));
-            evalearn_ok(&[
-                "selfplay",
-                "--config",
-                arg(&run),
-                "--shard",
-                shard,
-                "--threads",
-                "1",
-                "--out",
-                arg(&out),
-            ]);
-            inputs.push(out);
-        }
-        let merged = sharded.join(format!("round{round}.ds"));
-        let mut args = vec!["dataset", "merge", "--out", arg(&merged)];
-        args.extend(inputs.iter().map(|p| arg(p)));
-        evalearn_ok(&args);
-        evalearn_ok(&[
-            "train",
-            "--config",
-            arg(&run),
-            "--from-dataset",
-            arg(&merged),
-        ]);
+        crate::shard::sharded_iteration(&run, &sharded, round, 2);
     }
     let expected = (state(&straight), lines(&straight));
     assert_eq!(
