@@ -258,8 +258,9 @@ fn train_game<G: CliGame>(
 }
 
 /// The files of a run that a new start would replace: checkpoint, metrics, curve, model.
-fn run_files(config: &TrainConfig) -> [PathBuf; 4] {
+fn run_files(config: &TrainConfig) -> [PathBuf; 5] {
     [
+        config.beside_model("best.bin"),
         config.beside_model("ckpt"),
         config.beside_model("metrics.jsonl"),
         config.beside_model("curve.svg"),

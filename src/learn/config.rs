@@ -61,6 +61,8 @@ pub struct TrainConfig {
     pub glem: GlemSettings,
     #[serde(default)]
     pub td: TdSettings,
+    #[serde(default)]
+    pub training: TrainingSettings,
 }
 
 fn default_game() -> String {
@@ -345,10 +347,10 @@ pub struct GlemSettings {
     pub epochs: usize,
     #[serde(default = "default_glem_rate")]
     pub learning_rate: f64,
-    /// Weight of the search score in the target (0: game results only); blending makes
-    /// the labels far less noisy.
-    #[serde(default = "default_search_weight")]
-    pub search_weight: f64,
+    /// The older spelling of `[training] search_weight`, still read (the shipped models
+    /// were trained with it): moved there when the config is parsed.
+    #[serde(default)]
+    pub search_weight: Option<f64>,
 }
 
 fn default_min_support() -> usize {
@@ -369,9 +371,9 @@ fn default_glem_epochs() -> usize {
 fn default_glem_rate() -> f64 {
     0.01
 }
-fn default_search_weight() -> f64 {
-    0.7
-}
+/// GLEM's weight of the search score in its targets when `[training] search_weight` is
+/// absent: blending makes the labels far less noisy.
+pub const GLEM_SEARCH_WEIGHT: f64 = 0.7;
 
 impl Default for GlemSettings {
     fn default() -> Self {
@@ -382,7 +384,7 @@ impl Default for GlemSettings {
             remine_every: default_remine_every(),
             epochs: default_glem_epochs(),
             learning_rate: default_glem_rate(),
-            search_weight: default_search_weight(),
+            search_weight: None,
         }
     }
 }
@@ -401,25 +403,11 @@ pub struct TdSettings {
     /// ([`crate::eval::td::Inputs::phase`]); 1 (the default) is one output.
     #[serde(default = "default_phases")]
     pub phases: usize,
-    /// The step size at the last iteration of `[budget] iterations`: α goes linearly from
-    /// `alpha` at the first iteration to this at the last (and stays there after). Absent:
-    /// `alpha` throughout.
+    /// The older spelling of `[training] lr_schedule = "linear"` with `lr_final =
+    /// alpha_end / alpha`, still read (the shipped model was trained with it): rewritten
+    /// so when the config is parsed.
     #[serde(default)]
     pub alpha_end: Option<f64>,
-}
-
-impl TdSettings {
-    /// The step size of iteration `iteration` (0 the first) of a run of `iterations`.
-    pub fn alpha_at(&self, iteration: u64, iterations: u64) -> f64 {
-        match self.alpha_end {
-            Some(end) if iterations > 1 => {
-                let t = iteration.min(iterations - 1) as f64 / (iterations - 1) as f64;
-                self.alpha + (end - self.alpha) * t
-            }
-            Some(end) => end,
-            None => self.alpha,
-        }
-    }
 }
 
 fn default_hidden() -> usize {
@@ -443,6 +431,97 @@ impl Default for TdSettings {
             lambda: default_lambda(),
             phases: default_phases(),
             alpha_end: None,
+        }
+    }
+}
+
+/// The `[training]` controls shared by every learner (docs/training.md, "Training
+/// controls"; the formulas are in [`super::controls`]).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainingSettings {
+    /// Share of the games held out for validation (never learned from), 0..=0.5.
+    #[serde(default)]
+    pub validation: f64,
+    /// Held-out games kept for the validation loss (the most recent).
+    #[serde(default = "default_validation_games")]
+    pub validation_games: usize,
+    /// Iterations without a new best validation loss before the run stops; 0 never.
+    #[serde(default)]
+    pub patience: u64,
+    /// Also write the model to `NAME.best.bin` whenever the validation loss improves.
+    #[serde(default)]
+    pub keep_best: bool,
+    /// Weight of the search score in the targets, the rest the game result; absent, the
+    /// learner's own default (GLEM 0.7, TD 0, Samuel 1).
+    #[serde(default)]
+    pub search_weight: Option<f64>,
+    /// The weight at the last iteration of `[budget] iterations`, reached linearly.
+    #[serde(default)]
+    pub search_weight_end: Option<f64>,
+    /// Positions where the side to move must capture are not learned from.
+    #[serde(default)]
+    pub skip_capture_pending: bool,
+    /// Positions the endgame database (Kalah: the solver) decides are not learned from.
+    #[serde(default)]
+    pub skip_decided: bool,
+    /// 0: every position; else a seeded sample of this many per game.
+    #[serde(default)]
+    pub max_positions_per_game: usize,
+    #[serde(default)]
+    pub lr_schedule: LrSchedule,
+    /// Iterations of linear warm-up of the learning rate.
+    #[serde(default)]
+    pub lr_warmup: u64,
+    /// The learning rate's fraction at the last iteration (linear, cosine, exponential).
+    #[serde(default = "default_lr_final")]
+    pub lr_final: f64,
+    /// Iterations between multiplications by `lr_gamma` (step).
+    #[serde(default)]
+    pub lr_step_every: u64,
+    #[serde(default = "default_lr_gamma")]
+    pub lr_gamma: f64,
+}
+
+/// The shape of the learning-rate schedule ([`TrainingSettings::rate_factor`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LrSchedule {
+    #[default]
+    Constant,
+    Linear,
+    Step,
+    Cosine,
+    Exponential,
+}
+
+fn default_validation_games() -> usize {
+    400
+}
+fn default_lr_final() -> f64 {
+    0.1
+}
+fn default_lr_gamma() -> f64 {
+    0.5
+}
+
+impl Default for TrainingSettings {
+    fn default() -> Self {
+        TrainingSettings {
+            validation: 0.0,
+            validation_games: default_validation_games(),
+            patience: 0,
+            keep_best: false,
+            search_weight: None,
+            search_weight_end: None,
+            skip_capture_pending: false,
+            skip_decided: false,
+            max_positions_per_game: 0,
+            lr_schedule: LrSchedule::Constant,
+            lr_warmup: 0,
+            lr_final: default_lr_final(),
+            lr_step_every: 0,
+            lr_gamma: default_lr_gamma(),
         }
     }
 }
@@ -480,10 +559,50 @@ impl TrainConfig {
 
     /// Parses and checks configuration text.
     pub fn parse(text: &str) -> Result<TrainConfig, ConfigError> {
-        let config: TrainConfig =
+        let mut config: TrainConfig =
             toml::from_str(text).map_err(|e| ConfigError(e.to_string().trim_end().to_string()))?;
+        config.move_old_keys()?;
         config.validate()?;
         Ok(config)
+    }
+
+    /// Moves the older spellings to their `[training]` keys: `[glem] search_weight` to
+    /// `search_weight`, `[td] alpha_end` to `lr_schedule = "linear"` with `lr_final =
+    /// alpha_end / alpha` (to 12 decimals, so `0.005 / 0.1` is 0.05). Both spellings at
+    /// once are refused.
+    fn move_old_keys(&mut self) -> Result<(), ConfigError> {
+        let both = |old: &str, new: &str| {
+            Err(ConfigError(format!(
+                "{old}: is the older spelling of {new}; give only {new}"
+            )))
+        };
+        if let Some(w) = self.glem.search_weight.take() {
+            if self.training.search_weight.is_some() {
+                return both("glem.search_weight", "training.search_weight");
+            }
+            if !(0.0..=1.0).contains(&w) {
+                return Err(ConfigError(format!(
+                    "glem.search_weight: must be in 0..=1 (got {w})"
+                )));
+            }
+            self.training.search_weight = Some(w);
+        }
+        if let Some(end) = self.td.alpha_end.take() {
+            if self.training.lr_schedule != LrSchedule::Constant {
+                return both(
+                    "td.alpha_end",
+                    "training.lr_schedule with training.lr_final",
+                );
+            }
+            if !(end.is_finite() && end > 0.0 && end <= self.td.alpha) {
+                return Err(ConfigError(format!(
+                    "td.alpha_end: must be a positive number at most td.alpha (got {end})"
+                )));
+            }
+            self.training.lr_schedule = LrSchedule::Linear;
+            self.training.lr_final = (end / self.td.alpha * 1e12).round() / 1e12;
+        }
+        Ok(())
     }
 
     fn validate(&self) -> Result<(), ConfigError> {
@@ -648,13 +767,7 @@ impl TrainConfig {
             );
         }
         positive("glem.learning_rate", g.learning_rate)?;
-        if !(0.0..=1.0).contains(&g.search_weight) {
-            return fail(
-                "glem.search_weight",
-                "must be in 0..=1",
-                g.search_weight.to_string(),
-            );
-        }
+
         let t = &self.td;
         if !(32..=128).contains(&t.hidden) {
             return fail(
@@ -664,9 +777,7 @@ impl TrainConfig {
             );
         }
         positive("td.alpha", t.alpha)?;
-        if let Some(end) = t.alpha_end {
-            positive("td.alpha_end", end)?;
-        }
+
         if !(0.0..=1.0).contains(&t.lambda) {
             return fail("td.lambda", "must be in 0..=1", t.lambda.to_string());
         }
@@ -677,7 +788,7 @@ impl TrainConfig {
                 t.phases.to_string(),
             );
         }
-        Ok(())
+        self.training.validate()
     }
 
     /// The game the configuration trains (checked when it was read).
@@ -693,6 +804,79 @@ impl TrainConfig {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "model".to_string());
         self.model.with_file_name(format!("{stem}.{suffix}"))
+    }
+}
+
+impl TrainingSettings {
+    fn validate(&self) -> Result<(), ConfigError> {
+        let fail = |key: &str, allowed: &str, got: String| {
+            Err(ConfigError(format!(
+                "training.{key}: {allowed} (got {got})"
+            )))
+        };
+        let share = |key: &str, v: f64, high: f64| {
+            if (0.0..=high).contains(&v) {
+                Ok(())
+            } else {
+                fail(key, &format!("must be in 0..={high}"), v.to_string())
+            }
+        };
+        share("validation", self.validation, 0.5)?;
+        if !(1..=100_000).contains(&self.validation_games) {
+            return fail(
+                "validation_games",
+                "must be 1..=100000",
+                self.validation_games.to_string(),
+            );
+        }
+        if self.validation == 0.0 && (self.patience > 0 || self.keep_best) {
+            return fail(
+                if self.patience > 0 {
+                    "patience"
+                } else {
+                    "keep_best"
+                },
+                "needs a validation loss: set training.validation above 0",
+                "validation = 0".into(),
+            );
+        }
+        if let Some(w) = self.search_weight {
+            share("search_weight", w, 1.0)?;
+        }
+        if let Some(w) = self.search_weight_end {
+            share("search_weight_end", w, 1.0)?;
+        }
+        if self.max_positions_per_game > 100_000 {
+            return fail(
+                "max_positions_per_game",
+                "must be 0..=100000 (0: all)",
+                self.max_positions_per_game.to_string(),
+            );
+        }
+        if self.lr_warmup > 1_000_000 {
+            return fail(
+                "lr_warmup",
+                "must be 0..=1000000",
+                self.lr_warmup.to_string(),
+            );
+        }
+        if !(self.lr_final.is_finite() && self.lr_final >= 0.0 && self.lr_final <= 1.0) {
+            return fail("lr_final", "must be in 0..=1", self.lr_final.to_string());
+        }
+        if self.lr_schedule == LrSchedule::Exponential && self.lr_final == 0.0 {
+            return fail("lr_final", "must be above 0 for exponential", "0".into());
+        }
+        if self.lr_schedule == LrSchedule::Step && self.lr_step_every == 0 {
+            return fail(
+                "lr_step_every",
+                "must be at least 1 with lr_schedule = \"step\"",
+                "0".into(),
+            );
+        }
+        if !(self.lr_gamma.is_finite() && self.lr_gamma > 0.0 && self.lr_gamma <= 1.0) {
+            return fail("lr_gamma", "must be in (0, 1]", self.lr_gamma.to_string());
+        }
+        Ok(())
     }
 }
 
@@ -714,23 +898,95 @@ mod tests {
     }
 
     #[test]
-    fn td_phases_and_step_size_schedule() {
-        let config = TrainConfig::parse(MINIMAL).unwrap();
-        assert_eq!(config.td.phases, 1);
-        assert_eq!(config.td.alpha_end, None);
-        assert_eq!(config.td.alpha_at(7, 10), config.td.alpha);
-        let text = format!("{MINIMAL}[td]\nphases = 4\nalpha = 0.1\nalpha_end = 0.02\n");
-        let td = TrainConfig::parse(&text).unwrap().td;
-        assert_eq!(td.phases, 4);
-        assert_eq!(td.alpha_at(0, 5), 0.1);
-        assert!((td.alpha_at(2, 5) - 0.06).abs() < 1e-12);
-        assert!((td.alpha_at(4, 5) - 0.02).abs() < 1e-12);
+    fn older_spellings_become_the_training_keys() {
+        let parse = |extra: &str| TrainConfig::parse(&format!("{MINIMAL}{extra}"));
+        let old = parse("[glem]\nsearch_weight = 0.5\n").unwrap();
+        let new = parse("[training]\nsearch_weight = 0.5\n").unwrap();
+        assert_eq!(format!("{old:?}"), format!("{new:?}"));
+        let old = parse("[td]\nalpha = 0.1\nalpha_end = 0.005\n").unwrap();
+        let new =
+            parse("[td]\nalpha = 0.1\n[training]\nlr_schedule = \"linear\"\nlr_final = 0.05\n")
+                .unwrap();
+        assert_eq!(format!("{old:?}"), format!("{new:?}"));
+        let err = |extra: &str| parse(extra).unwrap_err().to_string();
+        let e = err("[glem]\nsearch_weight = 0.5\n[training]\nsearch_weight = 0.5\n");
         assert!(
-            (td.alpha_at(9, 5) - 0.02).abs() < 1e-12,
-            "past the budget: the end"
+            e.contains("glem.search_weight") && e.contains("training.search_weight"),
+            "{e}"
         );
-        assert_eq!(td.alpha_at(0, 1), 0.02);
-        assert_eq!(td.alpha_at(0, 0), 0.02);
+        let e = err("[glem]\nsearch_weight = 1.5\n");
+        assert!(e.contains("glem.search_weight"), "{e}");
+        let e = err("[td]\nalpha_end = -0.1\n");
+        assert!(e.contains("td.alpha_end"), "{e}");
+        let e = err("[td]\nalpha_end = 0.01\n[training]\nlr_schedule = \"cosine\"\n");
+        assert!(
+            e.contains("td.alpha_end") && e.contains("training.lr_schedule"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn training_keys_default_and_bad_values_name_the_key() {
+        let config = TrainConfig::parse(MINIMAL).unwrap();
+        let t = &config.training;
+        assert_eq!((t.validation, t.patience, t.keep_best), (0.0, 0, false));
+        assert_eq!((t.search_weight, t.max_positions_per_game), (None, 0));
+        assert_eq!(t.lr_schedule, LrSchedule::Constant);
+        let err = |extra: &str| {
+            TrainConfig::parse(&format!("{MINIMAL}[training]\n{extra}\n"))
+                .unwrap_err()
+                .to_string()
+        };
+        for (extra, key) in [
+            ("validation = 0.6", "training.validation"),
+            ("validation = -0.1", "training.validation"),
+            (
+                "validation = 0.1\nvalidation_games = 0",
+                "training.validation_games",
+            ),
+            ("patience = 3", "training.patience"),
+            ("keep_best = true", "training.keep_best"),
+            ("search_weight = 1.5", "training.search_weight"),
+            ("search_weight_end = -1", "training.search_weight_end"),
+            (
+                "max_positions_per_game = 1000000",
+                "training.max_positions_per_game",
+            ),
+            ("lr_final = 2", "training.lr_final"),
+            (
+                "lr_schedule = \"exponential\"\nlr_final = 0",
+                "training.lr_final",
+            ),
+            ("lr_schedule = \"step\"", "training.lr_step_every"),
+            ("lr_gamma = 0", "training.lr_gamma"),
+            ("lr_schedule = \"sawtooth\"", "lr_schedule"),
+            ("skip_decided = 1", "skip_decided"),
+            ("validaton = 0.1", "validaton"),
+        ] {
+            let e = err(extra);
+            assert!(e.contains(key), "{extra}: {e}");
+        }
+        let ok = "validation = 0.2\nvalidation_games = 50\npatience = 3\nkeep_best = true\n\
+                  search_weight = 0.5\nsearch_weight_end = 0.1\nskip_capture_pending = true\n\
+                  skip_decided = true\nmax_positions_per_game = 8\nlr_schedule = \"step\"\n\
+                  lr_step_every = 4\nlr_gamma = 0.7\nlr_warmup = 2\nlr_final = 0.05\n";
+        let t = TrainConfig::parse(&format!("{MINIMAL}[training]\n{ok}"))
+            .unwrap()
+            .training;
+        assert_eq!((t.validation, t.validation_games, t.patience), (0.2, 50, 3));
+        assert!(t.keep_best && t.skip_capture_pending && t.skip_decided);
+        assert_eq!(
+            (t.search_weight, t.search_weight_end),
+            (Some(0.5), Some(0.1))
+        );
+        assert_eq!(
+            (t.max_positions_per_game, t.lr_step_every, t.lr_warmup),
+            (8, 4, 2)
+        );
+        assert_eq!(
+            (t.lr_schedule, t.lr_gamma, t.lr_final),
+            (LrSchedule::Step, 0.7, 0.05)
+        );
     }
 
     #[test]
@@ -749,8 +1005,6 @@ mod tests {
         assert!(e.contains("td.hidden") && e.contains("32..=128"), "{e}");
         let e = err(&format!("{MINIMAL}[td]\nlambda = 1.5\n"));
         assert!(e.contains("td.lambda"), "{e}");
-        let e = err(&format!("{MINIMAL}[td]\nalpha_end = -0.1\n"));
-        assert!(e.contains("td.alpha_end"), "{e}");
         for phases in ["0", "9", "-1"] {
             let e = err(&format!("{MINIMAL}[td]\nphases = {phases}\n"));
             assert!(e.contains("td.phases") || e.contains("phases"), "{e}");

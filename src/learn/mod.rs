@@ -2,6 +2,7 @@
 //! TD(λ)), their configuration, and the training loop behind `evalearn train`.
 
 pub mod config;
+pub mod controls;
 pub mod glem;
 pub mod plot;
 pub mod samuel;

@@ -43,12 +43,14 @@ use crate::arena::engine_game::{Exploration, GameRules, play_engine_game};
 use crate::eval::linear::{self, Features, Linear, LinearWeights, MAX_FEATURES, feature_count};
 use crate::eval::spec::AnyEvaluator;
 use crate::eval::{EvalGame, Evaluator};
-use crate::game::{Outcome, Side};
+use crate::game::{Game, Outcome, Side};
+use crate::io::dataset::DatasetGame;
 use crate::io::model::{ModelError, ModelHeader, save_model};
 use crate::rng;
 use crate::search::{Limits, SearchConfig, Searcher, Tablebase, WIN_THRESHOLD};
 
 use super::config::{SamuelSettings, SelectAgainst};
+use super::controls::{PositionFilter, held_out};
 use super::train::{Iteration, IterationReport, Learner, Stage};
 
 /// The learner's state between iterations (saved in checkpoints).
@@ -417,13 +419,86 @@ impl GameSums {
     }
 }
 
+/// The value of a won game in Samuel's targets when they blend in the result (`[training]
+/// search_weight` below 1): three men (stones), the lost game its negative, a draw 0.
+pub const RESULT_VALUE: f64 = 300.0;
+
+/// The `[training]` controls of a Samuel iteration.
+pub struct SamuelControls<'a, G: Game> {
+    /// Whether a game (by number) is held out: played without learning, and kept.
+    pub held_out: &'a dyn Fn(u64) -> bool,
+    /// Weight of the search value in the targets, the rest the game result.
+    pub search_weight: f64,
+    /// Factor of `learning_rate` (the schedule).
+    pub rate_factor: f64,
+    pub filter: PositionFilter<'a, G>,
+    /// The held-out games played.
+    pub held_games: Vec<DatasetGame<G>>,
+}
+
+impl<G: Game> SamuelControls<'_, G> {
+    /// No game held out, search values as targets, every position learned from.
+    pub fn plain() -> SamuelControls<'static, G> {
+        SamuelControls {
+            held_out: &|_| false,
+            search_weight: 1.0,
+            rate_factor: 1.0,
+            filter: PositionFilter::none(),
+            held_games: Vec::new(),
+        }
+    }
+
+    /// Whether A learns during its games, after each move (Samuel's rule); otherwise at
+    /// the end of each game, in order, from its record: blending in the result or
+    /// sampling the game's positions needs the whole game.
+    fn online(&self) -> bool {
+        self.search_weight == 1.0 && self.filter.max_per_game == 0
+    }
+
+    /// The target at a position whose search value is `score` for the side to move, which
+    /// scored `result` (1, ½, 0) in the game: `w·score + (1 − w)·(2·result − 1)·`
+    /// [`RESULT_VALUE`], rounded.
+    fn target(&self, score: i32, result: f64) -> i32 {
+        let w = self.search_weight;
+        if w == 1.0 {
+            return score;
+        }
+        (w * score as f64 + (1.0 - w) * (2.0 * result - 1.0) * RESULT_VALUE).round() as i32
+    }
+
+    /// The (position, target) pairs learned from in `game`: the positions (of `side`
+    /// alone, if given) with a search value that [`learning_features`] and the filter
+    /// keep, in order.
+    fn learning_pairs(&self, game: &DatasetGame<G>, side: Option<Side>) -> Vec<(G, i32)>
+    where
+        G: Features,
+    {
+        let mut f = [0; MAX_FEATURES];
+        let candidates = (0..game.scores.len()).filter(|&i| {
+            let pos = &game.positions[i];
+            side.is_none_or(|s| pos.side_to_move() == s)
+                && learning_features(pos, game.scores[i], &mut f)
+        });
+        (self.filter.select(game, candidates).into_iter())
+            .map(|i| {
+                let pos = game.positions[i];
+                let result = game.outcome.score_for(pos.side_to_move());
+                (pos, self.target(game.scores[i], result))
+            })
+            .collect()
+    }
+}
+
 /// Plays `games` games numbered from `first_game` (their random streams and openings
-/// follow the number), learning as it goes. Returns `None` if `stop` was raised: the
-/// iteration is then incomplete and `state` must be discarded.
+/// follow the number), learning as it goes, but not in held-out games (`controls`).
+/// Returns `None` if `stop` was raised: the iteration is then incomplete and `state`
+/// must be discarded.
+#[allow(clippy::too_many_arguments)]
 pub fn iteration<G: Features>(
     state: &mut SamuelState,
     settings: &SamuelSettings,
     play: &SamuelPlay<G>,
+    controls: &mut SamuelControls<'_, G>,
     first_game: u64,
     games: u64,
     stop: &AtomicBool,
@@ -445,7 +520,9 @@ pub fn iteration<G: Features>(
         } else {
             Side::Second
         };
-        let rate = step_size(settings, index);
+        let rate = step_size(settings, index) * controls.rate_factor;
+        let held = (controls.held_out)(index);
+        let online = controls.online() && !held;
         let opening = play.openings[(index % play.openings.len() as u64) as usize];
         let mut rng = rng::stream(play.seed, index);
         let game = play_engine_game(index, opening, play.rules(), &mut rng, |record, exact| {
@@ -459,7 +536,10 @@ pub fn iteration<G: Features>(
             }
             let result = searcher_a.search(record, &limits, |_| {});
             let mut f = [0; MAX_FEATURES];
-            if learning_features(&pos, result.score, &mut f) {
+            if online
+                && learning_features(&pos, result.score, &mut f)
+                && controls.filter.admits(&pos)
+            {
                 let f = &f[..count];
                 sums.add(f);
                 update(
@@ -480,8 +560,34 @@ pub fn iteration<G: Features>(
         if stop.load(Ordering::SeqCst) {
             return None;
         }
+        if held {
+            controls.held_games.push(game);
+            on_game();
+            continue;
+        }
+        if !controls.online() {
+            for (pos, target) in controls.learning_pairs(&game, Some(a_side)) {
+                let mut f = [0; MAX_FEATURES];
+                learning_features(&pos, target, &mut f);
+                let f = &f[..count];
+                sums.add(f);
+                update(
+                    &mut state.a,
+                    pos.anchor(),
+                    f,
+                    target,
+                    rate,
+                    settings.error_clip,
+                );
+                learned.push((pos, target));
+                report.updates += 1;
+            }
+            *searcher_a.evaluator_mut() = linear(&state.a);
+        }
         report.games += 1;
-        report.positions += game.len() as u64;
+        report.positions += controls
+            .filter
+            .admitted_positions(std::slice::from_ref(&game));
         match game.outcome {
             Outcome::Win(side) if side == a_side => report.a_wins += 1,
             Outcome::Win(_) => report.b_wins += 1,
@@ -583,6 +689,15 @@ impl<G: EvalGame> Learner<G> for SamuelState {
             adjudicate: s.egdb_adjudicate,
         };
         let games = s.games_per_iteration;
+        let (config, tablebase) = (it.config, it.tablebase.clone());
+        let held_out = |index| held_out(config.seed, index, config.training.validation);
+        let mut controls = SamuelControls {
+            held_out: &held_out,
+            search_weight: it.search_weight(1.0),
+            rate_factor: it.rate_factor(),
+            filter: PositionFilter::new(config, tablebase.as_deref()),
+            held_games: Vec::new(),
+        };
         let mut done = 0;
         let progress = &mut it.progress;
         progress(Stage::SelfPlay, 0, games);
@@ -590,6 +705,7 @@ impl<G: EvalGame> Learner<G> for SamuelState {
             self,
             &it.config.samuel,
             &play,
+            &mut controls,
             it.first_game,
             games,
             it.stop,
@@ -598,6 +714,7 @@ impl<G: EvalGame> Learner<G> for SamuelState {
                 progress(Stage::SelfPlay, done, games);
             },
         );
+        it.held_out = std::mem::take(&mut controls.held_games);
         Ok(report.map(|r| IterationReport {
             games: r.games,
             positions: r.positions,
@@ -605,6 +722,24 @@ impl<G: EvalGame> Learner<G> for SamuelState {
             loss: r.loss,
             detail: detail::<G>(&r, self, it.config.samuel.select_against),
         }))
+    }
+
+    /// The model's squared error against the targets at every position of the held-out
+    /// games it would learn from (either side to move; the target blended and the
+    /// positions filtered as in learning).
+    fn validation_loss(&self, games: &[DatasetGame<G>], it: &Iteration<'_, G>) -> f64 {
+        let controls = SamuelControls {
+            held_out: &|_| false,
+            search_weight: it.search_weight(1.0),
+            rate_factor: 1.0,
+            filter: it.position_filter(),
+            held_games: Vec::new(),
+        };
+        let pairs: Vec<(G, i32)> = games
+            .iter()
+            .flat_map(|g| controls.learning_pairs(g, None))
+            .collect();
+        squared_error(self.model(), &pairs)
     }
 
     fn evaluator(&self) -> AnyEvaluator<G> {
@@ -800,7 +935,8 @@ mod tests {
         s.select_depth = 3;
         let mut state = SamuelState::new::<Checkers>();
         let stop = AtomicBool::new(false);
-        let report = iteration(&mut state, &s, &play, 0, 6, &stop, || {}).unwrap();
+        let mut controls = SamuelControls::plain();
+        let report = iteration(&mut state, &s, &play, &mut controls, 0, 6, &stop, || {}).unwrap();
         assert_eq!(report.selections.len(), 3);
         assert_eq!(report.replaced.len(), 3);
         let best = state.best.as_ref().unwrap();

@@ -23,12 +23,13 @@
 //! 10,000–20,000 games, 0.70–0.75 at 20 ms a move.
 //!
 //! Later (2026-11-23, depth 6, 400 games, seeds 2026 and 7): 80,000 games with α falling
-//! from 0.1 to 0.02 (`[td] alpha_end`) score 84–85% against material and 56–57% against the
+//! from 0.1 to 0.02 (then `[td] alpha_end`) score 84–85% against material and 56–57% against the
 //! 40,000-game network at constant α; per-phase output heads (`[td] phases`, 2 or 4)
 //! scored 77–80% at 40,000 games and 46% against one output at 80,000 games, so one
 //! output stays the default. 2026-11-24: 160,000 games with α falling to 0.005 score
 //! 85.8% / 86.4% against material and 54–55% against the 80,000-game network; self-play
-//! at depth 6 did not help (README, TD(λ) section).
+//! at depth 6 did not help (README, TD(λ) section). The falling α is now written
+//! `[training] lr_schedule = "linear"` with `lr_final` = 0.05.
 
 use std::marker::PhantomData;
 use std::path::Path;
@@ -39,11 +40,13 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
+use super::controls::PositionFilter;
 use super::train::{Iteration, IterationReport, Learner, Stage};
 use crate::eval::EvalGame;
 use crate::eval::spec::AnyEvaluator;
 use crate::eval::td::{self, Inputs, MAX_HIDDEN, MAX_PHASES, MlpWeights, TdEvaluator, sigmoid};
 use crate::game::{Outcome, Side};
+use crate::io::dataset::DatasetGame;
 use crate::io::model::{ModelError, ModelHeader, save_model};
 
 /// Default number of hidden units: inside the 32–64 range TD-Gammon-style networks use.
@@ -430,6 +433,31 @@ pub fn td_lambda_episode<G: Inputs>(
     lambda: f32,
     alpha: f32,
 ) -> TdReport {
+    td_lambda_episode_blended(mlp, leaves, &[], 0.0, result_for_first, lambda, alpha)
+}
+
+/// [`td_lambda_episode`] with each step's target blended with the search (`[training]
+/// search_weight` = `w` > 0): `δ_t = (1 − w)·T_t + w·S_t − Y_t`, with `T_t` the plain
+/// TD target (`Y(leaf_{t+1}; w_{t−1})`, or `Z` at the last step) and `S_t =
+/// searched[t]` the search's value of the position of step t as a first-player
+/// probability (`σ(score / CENTI_PER_LOGIT)` for the side to move, `1 −` that when the
+/// second player is to move). `searched` is read only when `w` > 0; then it must be as
+/// long as `leaves`.
+pub fn td_lambda_episode_blended<G: Inputs>(
+    mlp: &mut Mlp<G>,
+    leaves: &[G],
+    searched: &[f32],
+    weight: f32,
+    result_for_first: f32,
+    lambda: f32,
+    alpha: f32,
+) -> TdReport {
+    assert!(
+        weight == 0.0 || searched.len() == leaves.len(),
+        "{} search values for {} leaves",
+        searched.len(),
+        leaves.len()
+    );
     assert!(
         (0.0..=1.0).contains(&lambda),
         "lambda {lambda} outside [0, 1]"
@@ -460,10 +488,13 @@ pub fn td_lambda_episode<G: Inputs>(
             None => trace.scale(lambda),
         }
         let next = leaves.get(t + 1);
-        let target = match next {
+        let mut target = match next {
             Some(leaf) => leaf_value(mlp, leaf),
             None => result_for_first,
         };
+        if let Some(&s) = searched.get(t).filter(|_| weight > 0.0) {
+            target = (1.0 - weight) * target + weight * s;
+        }
         let delta = target - y;
         squared_sum += f64::from(delta).powi(2);
         if delta != 0.0 {
@@ -493,6 +524,53 @@ impl TdState {
     }
 }
 
+/// One game's TD(λ) learning steps: the principal-variation leaves of the positions the
+/// [`PositionFilter`] keeps, in order, with each position's search value as a
+/// first-player probability (see [`td_lambda_episode_blended`]). A filtered position is
+/// no step at all: the episode runs over the kept leaves, so the trace decays by λ once
+/// per kept step and each kept step's TD target is the next kept leaf.
+pub struct Steps<G> {
+    pub leaves: Vec<G>,
+    pub searched: Vec<f32>,
+}
+
+impl<G: Inputs> Steps<G> {
+    pub fn of(game: &DatasetGame<G>, filter: &PositionFilter<'_, G>) -> Steps<G> {
+        let kept = filter.select(game, 0..game.leaves.len());
+        Steps {
+            leaves: kept.iter().map(|&i| game.leaves[i]).collect(),
+            searched: kept
+                .iter()
+                .map(|&i| {
+                    let p = sigmoid(game.scores[i] as f32 / td::CENTI_PER_LOGIT);
+                    match game.positions[i].side_to_move() {
+                        Side::First => p,
+                        Side::Second => 1.0 - p,
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The (leaf, game result for the first player) pairs of `games`' learning steps: what
+/// the loss of the TD(λ) learner is measured on.
+fn loss_targets<G: Inputs>(
+    games: &[DatasetGame<G>],
+    filter: &PositionFilter<'_, G>,
+) -> Vec<(G, f32)> {
+    games
+        .iter()
+        .flat_map(|g| {
+            let result = result_for_first(g.outcome);
+            Steps::of(g, filter)
+                .leaves
+                .into_iter()
+                .map(move |leaf| (leaf, result))
+        })
+        .collect()
+}
+
 impl<G: EvalGame> Learner<G> for TdState {
     /// Self-play with a snapshot of the network, then one TD(λ) episode per game, in game
     /// order.
@@ -501,17 +579,14 @@ impl<G: EvalGame> Learner<G> for TdState {
             return Ok(None);
         };
         let settings = &it.config.td;
+        let tablebase = it.tablebase.clone();
+        let filter = PositionFilter::new(it.config, tablebase.as_deref());
         let mut mlp = Mlp::<G>::from_weights(&self.weights).expect("learner weights are valid");
-        let targets: Vec<(G, f32)> = games
-            .iter()
-            .flat_map(|g| {
-                g.leaves
-                    .iter()
-                    .map(|&leaf| (leaf, result_for_first(g.outcome)))
-            })
-            .collect();
+        let targets = loss_targets(&games, &filter);
         let loss_before = loss(&mlp, &targets) as f64;
-        let alpha = settings.alpha_at(it.number, it.config.budget.iterations);
+        let rate = it.rate_factor();
+        let alpha = settings.alpha * rate;
+        let weight = it.search_weight(0.0) as f32;
         let mut squared = 0.0;
         let mut steps = 0;
         (it.progress)(Stage::Episodes, 0, games.len() as u64);
@@ -519,9 +594,12 @@ impl<G: EvalGame> Learner<G> for TdState {
             if it.stop.load(Ordering::SeqCst) {
                 return Ok(None);
             }
-            let report = td_lambda_episode(
+            let game_steps = Steps::of(game, &filter);
+            let report = td_lambda_episode_blended(
                 &mut mlp,
-                &game.leaves,
+                &game_steps.leaves,
+                &game_steps.searched,
+                weight,
                 result_for_first(game.outcome),
                 settings.lambda as f32,
                 alpha as f32,
@@ -531,22 +609,26 @@ impl<G: EvalGame> Learner<G> for TdState {
             (it.progress)(Stage::Episodes, done as u64 + 1, games.len() as u64);
         }
         self.weights = mlp.weights();
+        let at_alpha = if rate == 1.0 {
+            String::new()
+        } else {
+            format!(" at α {alpha:.4}")
+        };
         Ok(Some(IterationReport {
             games: games.len() as u64,
-            positions: games.iter().map(|g| g.len() as u64).sum(),
+            positions: steps as u64,
             loss_before,
             loss: loss(&mlp, &targets) as f64,
-            detail: match settings.alpha_end {
-                None => format!(
-                    "{steps} TD(λ) steps, mean squared temporal difference {:.5}",
-                    squared / steps.max(1) as f64
-                ),
-                Some(_) => format!(
-                    "{steps} TD(λ) steps at α {alpha:.4}, mean squared temporal difference {:.5}",
-                    squared / steps.max(1) as f64
-                ),
-            },
+            detail: format!(
+                "{steps} TD(λ) steps{at_alpha}, mean squared temporal difference {:.5}",
+                squared / steps.max(1) as f64
+            ),
         }))
+    }
+
+    fn validation_loss(&self, games: &[DatasetGame<G>], it: &Iteration<'_, G>) -> f64 {
+        let mlp = Mlp::<G>::from_weights(&self.weights).expect("learner weights are valid");
+        loss(&mlp, &loss_targets(games, &it.position_filter())) as f64
     }
 
     fn evaluator(&self) -> AnyEvaluator<G> {

@@ -26,6 +26,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::config::{LearnerKind, SelfPlaySettings, TrainConfig};
+use super::controls::{PositionFilter, held_out};
 use super::glem::GlemState;
 use super::plot::{CurvePoint, learning_curve_svg};
 use super::samuel::SamuelState;
@@ -39,7 +40,7 @@ use crate::arena::stats::Estimate;
 use crate::eval::EvalGame;
 use crate::eval::spec::AnyEvaluator;
 use crate::game::Game;
-use crate::io::dataset::DatasetGame;
+use crate::io::dataset::{DatasetGame, GameFrame};
 use crate::io::model::{ModelError, ModelHeader, load_model, save_model};
 use crate::search::{Limits, Tablebase};
 use crate::selfplay::{self, SelfPlayConfig, Shard};
@@ -81,6 +82,10 @@ pub struct Iteration<'a, G: EvalGame> {
     pub tablebase: Option<Arc<dyn Tablebase<G>>>,
     /// Called with (stage, units done, units in the stage) as the iteration goes on.
     pub progress: &'a mut dyn FnMut(Stage, u64, u64),
+    /// The iteration's games held out for validation (`[training] validation`), which
+    /// the learner must not learn from: [`Iteration::self_play`] puts them here, Samuel
+    /// its own.
+    pub held_out: Vec<DatasetGame<G>>,
 }
 
 /// Where an iteration's self-play games come from.
@@ -93,10 +98,45 @@ pub enum GameSource<G: Game> {
 }
 
 impl<G: EvalGame> Iteration<'_, G> {
-    /// The iteration's self-play games with `evaluator`, sorted by number: played on the
-    /// worker pool, or the recorded ones. `None` if the run was stopped before they were
-    /// done.
+    /// The iteration's self-play games with `evaluator` to learn from, sorted by number:
+    /// played on the worker pool, or the recorded ones, less those held out for
+    /// validation (moved to [`Iteration::held_out`]). `None` if the run was stopped
+    /// before they were done.
     pub fn self_play(
+        &mut self,
+        evaluator: &AnyEvaluator<G>,
+    ) -> Result<Option<Vec<DatasetGame<G>>>, String> {
+        let Some(games) = self.all_games(evaluator)? else {
+            return Ok(None);
+        };
+        let (held, learned): (Vec<_>, Vec<_>) =
+            games.into_iter().partition(|g| self.is_held_out(g.index));
+        self.held_out = held;
+        Ok(Some(learned))
+    }
+
+    /// Whether game `index` is held out for validation.
+    pub fn is_held_out(&self, index: u64) -> bool {
+        held_out(self.config.seed, index, self.config.training.validation)
+    }
+
+    /// The factor of the learner's base rate in this iteration (`[training] lr_*`).
+    pub fn rate_factor(&self) -> f64 {
+        (self.config.training).rate_factor(self.number, self.config.budget.iterations)
+    }
+
+    /// The weight of the search score in this iteration's targets, `default` the
+    /// learner's own when `[training] search_weight` is absent.
+    pub fn search_weight(&self, default: f64) -> f64 {
+        (self.config.training).search_weight_at(default, self.number, self.config.budget.iterations)
+    }
+
+    /// Which positions are learned from (`[training]` filters).
+    pub fn position_filter(&self) -> PositionFilter<'_, G> {
+        PositionFilter::new(self.config, self.tablebase.as_deref())
+    }
+
+    fn all_games(
         &mut self,
         evaluator: &AnyEvaluator<G>,
     ) -> Result<Option<Vec<DatasetGame<G>>>, String> {
@@ -131,6 +171,9 @@ pub trait Learner<G: EvalGame> {
     fn model_header(&self, game: &str) -> ModelHeader;
     /// Saves the current model as a new revision of `header`.
     fn save_model(&self, path: &Path, header: &mut ModelHeader) -> Result<(), ModelError>;
+    /// The current model's loss on held-out `games`, measured as the learner's training
+    /// loss is (the same targets and position filters, those of iteration `it`).
+    fn validation_loss(&self, games: &[DatasetGame<G>], it: &Iteration<'_, G>) -> f64;
 }
 
 /// A learner's state between iterations: what checkpoints hold.
@@ -189,6 +232,11 @@ pub struct Checkpoint<G: EvalGame> {
     pub learner: LearnerState<G>,
     /// Evaluations so far: (games, Elo, low, high).
     pub curve: Vec<(u64, f64, f64, f64)>,
+    /// The most recent held-out games (`[training] validation_games`), oldest first.
+    pub validation: Vec<GameFrame<G>>,
+    /// The best validation loss so far and the iteration (counted from 1) it was measured
+    /// after.
+    pub best_val_loss: Option<(f64, u64)>,
 }
 
 /// One line of `NAME.metrics.jsonl`.
@@ -206,6 +254,10 @@ pub struct MetricsLine {
     /// game results.
     pub loss_before: f64,
     pub loss: f64,
+    /// The loss, measured the same way, on the validation pool (the most recent
+    /// held-out games) with the model after the update; absent without validation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub val_loss: Option<f64>,
     /// The evaluation match of this iteration, if one was played.
     pub eval_games: Option<u64>,
     pub score: Option<f64>,
@@ -345,11 +397,15 @@ pub fn train<G: EvalGame>(
             stop: options.stop,
             tablebase: options.tablebase.clone(),
             progress: &mut *options.progress,
+            held_out: Vec::new(),
         };
         let Some(result) = learner.learner_mut().iterate(&mut iteration)? else {
             interrupted = true;
             break;
         };
+        let mut validation = state.validation.clone();
+        let val_loss = run.validate(&learner, &mut validation, &iteration);
+        drop(iteration);
         let estimate = match run.evaluation_due(state.iteration + 1) {
             false => None,
             true => match run.evaluate(
@@ -371,8 +427,15 @@ pub fn train<G: EvalGame>(
         state.iteration += 1;
         state.games += result.games;
         state.positions += result.positions;
+        state.validation = validation;
+        let improved =
+            val_loss.is_some_and(|v| state.best_val_loss.is_none_or(|(best, _)| v < best));
+        if let Some(v) = val_loss.filter(|_| improved) {
+            state.best_val_loss = Some((v, state.iteration));
+        }
 
         let mut line = MetricsLine::new(&state, result);
+        line.val_loss = val_loss;
         if let Some(estimate) = estimate {
             line.record_evaluation(&estimate);
             state.curve.push((
@@ -385,6 +448,9 @@ pub fn train<G: EvalGame>(
         }
         // Model, metrics and checkpoint all tell of the iteration just finished.
         run.save_model(&mut state)?;
+        if improved && config.training.keep_best {
+            run.save_best(&state)?;
+        }
         state.seconds = seconds_before + session.elapsed().as_secs_f64();
         line.elapsed_s = state.seconds;
         (options.log)(&describe(&line, config.budget.iterations, run.baseline));
@@ -392,6 +458,10 @@ pub fn train<G: EvalGame>(
         metrics.write(&run.metrics_path)?;
         write_checkpoint(&run.checkpoint_path, &run.game, &state, config)?;
         (options.on_iteration)(state.iteration, metrics.last.as_ref());
+        if let Some(reason) = run.early_stop(&state) {
+            (options.log)(&reason);
+            break;
+        }
     }
     Ok(TrainSummary {
         iterations: state.iteration,
@@ -413,6 +483,7 @@ impl MetricsLine {
             positions: state.positions,
             loss_before: report.loss_before,
             loss: report.loss,
+            val_loss: None,
             eval_games: None,
             score: None,
             elo: None,
@@ -441,6 +512,7 @@ struct Run<'a, G: EvalGame> {
     game: String,
     baseline: &'static str,
     checkpoint_path: PathBuf,
+    best_path: PathBuf,
     metrics_path: PathBuf,
     curve_path: PathBuf,
     openings: Vec<G>,
@@ -465,6 +537,7 @@ impl<'a, G: EvalGame> Run<'a, G> {
             game: G::variant_name(variant),
             baseline: G::BUILTINS[0],
             checkpoint_path: config.beside_model("ckpt"),
+            best_path: config.beside_model("best.bin"),
             metrics_path: config.beside_model("metrics.jsonl"),
             curve_path: config.beside_model("curve.svg"),
             openings: selfplay_openings(variant, config)?,
@@ -514,20 +587,73 @@ impl<'a, G: EvalGame> Run<'a, G> {
         Ok(Some(GameSource::Recorded(games)))
     }
 
-    /// Saves the learner's model as the next revision.
-    fn save_model(&self, state: &mut Checkpoint<G>) -> Result<(), String> {
-        let model = state.learner.learner();
-        let mut header = model.model_header(&self.game);
+    /// The header of the learner's model files at `state`, its revision the last one
+    /// saved.
+    fn model_header(&self, state: &Checkpoint<G>) -> ModelHeader {
+        let mut header = state.learner.learner().model_header(&self.game);
         header.revision = state.model_revision;
         header.meta.config = self.config_text.to_string();
         header.meta.seed = self.config.seed;
         header.meta.games = state.games;
         header.meta.positions = state.positions;
-        model
+        header
+    }
+
+    /// Saves the learner's model as the next revision.
+    fn save_model(&self, state: &mut Checkpoint<G>) -> Result<(), String> {
+        let mut header = self.model_header(state);
+        (state.learner.learner())
             .save_model(&self.config.model, &mut header)
             .map_err(|e| e.to_string())?;
         state.model_revision = header.revision;
         Ok(())
+    }
+
+    /// Writes the model to `NAME.best.bin` (`[training] keep_best`), with the revision
+    /// and figures of the model file of the same iteration.
+    fn save_best(&self, state: &Checkpoint<G>) -> Result<(), String> {
+        let mut header = self.model_header(state);
+        header.revision = header.revision.saturating_sub(1);
+        (state.learner.learner())
+            .save_model(&self.best_path, &mut header)
+            .map_err(|e| e.to_string())
+    }
+
+    /// Adds the iteration's held-out games to the validation pool `pool` (keeping the
+    /// most recent `validation_games`) and returns the learner's loss on it; `None`
+    /// without validation.
+    fn validate(
+        &self,
+        learner: &LearnerState<G>,
+        pool: &mut Vec<GameFrame<G>>,
+        it: &Iteration<'_, G>,
+    ) -> Option<f64> {
+        let settings = &self.config.training;
+        if settings.validation <= 0.0 {
+            return None;
+        }
+        pool.extend(it.held_out.iter().map(DatasetGame::to_frame));
+        let excess = pool.len().saturating_sub(settings.validation_games);
+        pool.drain(..excess);
+        let games: Vec<DatasetGame<G>> = pool
+            .iter()
+            .map(|f| DatasetGame::from_frame(f).expect("own games replay"))
+            .collect();
+        Some(learner.learner().validation_loss(&games, it))
+    }
+
+    /// Why the run stops after the iteration `state` has just finished, if it does:
+    /// `[training] patience` iterations without a new best validation loss.
+    fn early_stop(&self, state: &Checkpoint<G>) -> Option<String> {
+        let patience = self.config.training.patience;
+        let (best, at) = state.best_val_loss?;
+        (patience > 0 && state.iteration - at >= patience).then(|| {
+            format!(
+                "early stop after iteration {}: no better validation loss in {patience} \
+                 iterations (best {best:.5} after iteration {at})",
+                state.iteration
+            )
+        })
     }
 
     /// Whether an evaluation match follows the iteration `iteration` (counted from 1).
@@ -677,6 +803,8 @@ fn start_state<G: EvalGame>(
             model_revision: 0,
             learner: LearnerState::new(config),
             curve: Vec::new(),
+            validation: Vec::new(),
+            best_val_loss: None,
         });
     }
     let checkpoint = read_checkpoint::<G>(&path, game)?;

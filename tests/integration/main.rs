@@ -8,6 +8,7 @@ mod accuracy;
 mod book;
 mod cli;
 mod consistency;
+mod controls;
 mod egdb;
 mod evaluators;
 mod exact_search;

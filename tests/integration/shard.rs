@@ -45,7 +45,7 @@ pub(crate) fn arg(path: &Path) -> &str {
 }
 
 /// One iteration the sharded way: `shards` shards (one thread each), merged, fitted.
-fn sharded_iteration(config: &Path, dir: &Path, round: u64, shards: u64) {
+pub(crate) fn sharded_iteration(config: &Path, dir: &Path, round: u64, shards: u64) {
     let mut inputs = Vec::new();
     for shard in 1..=shards {
         let out = dir.join(format!("round{round}-shard{shard}.ds"));

@@ -6,6 +6,7 @@ use std::ops::ControlFlow;
 
 use rayon::prelude::*;
 
+use super::super::controls::PositionFilter;
 use super::trie::{AtomPath, CHUNK, Trie, TrieBuilder, content_mask};
 use crate::eval::glem::{Atoms, Configuration, DEFAULT_SCALE, GlemModel, MAX_SLOTS, logistic};
 use crate::game::{ExactValue, Game};
@@ -42,6 +43,18 @@ pub fn samples_from_games<G: Game>(
     search_weight: f32,
     exact: Option<&dyn Tablebase<G>>,
 ) -> Vec<Sample<G>> {
+    samples_from_games_filtered(games, search_weight, exact, &PositionFilter::none())
+}
+
+/// [`samples_from_games`] of the positions `filter` keeps among those (its
+/// `skip_capture_pending` changes nothing: positions with a capture pending are never
+/// samples).
+pub fn samples_from_games_filtered<G: Game>(
+    games: &[DatasetGame<G>],
+    search_weight: f32,
+    exact: Option<&dyn Tablebase<G>>,
+    filter: &PositionFilter<'_, G>,
+) -> Vec<Sample<G>> {
     let w = if search_weight.is_nan() {
         0.0
     } else {
@@ -50,11 +63,14 @@ pub fn samples_from_games<G: Game>(
     let per_game: Vec<Vec<Sample<G>>> = games
         .par_iter()
         .map(|game| {
-            let mut out = Vec::with_capacity(game.positions.len());
-            for (i, pos) in game.positions.iter().enumerate() {
-                if !pos.is_quiet() || !pos.has_legal_move() {
-                    continue;
-                }
+            let candidates = (0..game.positions.len()).filter(|&i| {
+                let pos = &game.positions[i];
+                pos.is_quiet() && pos.has_legal_move()
+            });
+            let kept = filter.select(game, candidates);
+            let mut out = Vec::with_capacity(kept.len());
+            for i in kept {
+                let pos = &game.positions[i];
                 let result = game.outcome.score_for(pos.side_to_move()) as f32;
                 let known = exact.and_then(|tb| tb.probe(pos)).map(|v| match v {
                     ExactValue::Win(_) => 1.0,

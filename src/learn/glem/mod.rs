@@ -27,7 +27,9 @@ mod fit;
 mod mining;
 mod trie;
 
-pub use fit::{FitParams, FitReport, SEARCH_SCALE, Sample, samples_from_games};
+pub use fit::{
+    FitParams, FitReport, SEARCH_SCALE, Sample, samples_from_games, samples_from_games_filtered,
+};
 pub use mining::{DEFAULT_MAX_ATOMS, DEFAULT_MIN_SUPPORT, mine};
 
 use std::ops::ControlFlow;
@@ -36,6 +38,7 @@ use std::sync::atomic::Ordering;
 
 use serde::{Deserialize, Serialize};
 
+use super::config::GLEM_SEARCH_WEIGHT;
 use super::train::{Iteration, IterationReport, Learner, Stage};
 use crate::eval::EvalGame;
 use crate::eval::glem::{self, Atoms, Glem, GlemModel};
@@ -69,6 +72,21 @@ impl<G: Atoms> Default for GlemState<G> {
     }
 }
 
+/// The samples of `games` as iteration `it` learns them: targets blended with its search
+/// weight (GLEM's default [`GLEM_SEARCH_WEIGHT`]), exact values from the endgame database
+/// with `[selfplay] egdb_targets`, the `[training]` position filters applied.
+fn training_samples<G: EvalGame>(
+    games: &[DatasetGame<G>],
+    it: &Iteration<'_, G>,
+) -> Vec<Sample<G>> {
+    let exact = it
+        .tablebase
+        .as_deref()
+        .filter(|_| it.config.selfplay.egdb_targets);
+    let weight = it.search_weight(GLEM_SEARCH_WEIGHT) as f32;
+    samples_from_games_filtered(games, weight, exact, &it.position_filter())
+}
+
 impl<G: EvalGame> Learner<G> for GlemState<G> {
     /// Self-play with the current model; the games join the pool (the oldest leave);
     /// configurations are mined again every `remine_every` iterations (and while there
@@ -78,7 +96,7 @@ impl<G: EvalGame> Learner<G> for GlemState<G> {
             return Ok(None);
         };
         let settings = &it.config.glem;
-        let positions = games.iter().map(|g| g.len() as u64).sum();
+        let positions = it.position_filter().admitted_positions(&games);
         self.pool.extend(games.iter().map(DatasetGame::to_frame));
         let excess = self.pool.len().saturating_sub(settings.pool_games);
         self.pool.drain(..excess);
@@ -87,11 +105,7 @@ impl<G: EvalGame> Learner<G> for GlemState<G> {
             .iter()
             .map(|f| DatasetGame::from_frame(f).expect("own games replay"))
             .collect();
-        let exact = it
-            .tablebase
-            .as_deref()
-            .filter(|_| it.config.selfplay.egdb_targets);
-        let samples = samples_from_games(&pool, settings.search_weight as f32, exact);
+        let samples = training_samples(&pool, it);
         if it.stop.load(Ordering::SeqCst) {
             return Ok(None);
         }
@@ -109,7 +123,7 @@ impl<G: EvalGame> Learner<G> for GlemState<G> {
         }
         let params = FitParams {
             epochs: settings.epochs,
-            learning_rate: settings.learning_rate,
+            learning_rate: settings.learning_rate * it.rate_factor(),
             ..FitParams::default()
         };
         (it.progress)(Stage::Fit, 0, params.epochs as u64);
@@ -140,6 +154,10 @@ impl<G: EvalGame> Learner<G> for GlemState<G> {
                 if mined { " (mined again)" } else { "" },
             ),
         }))
+    }
+
+    fn validation_loss(&self, games: &[DatasetGame<G>], it: &Iteration<'_, G>) -> f64 {
+        self.model.loss(&training_samples(games, it))
     }
 
     /// Before any configuration is mined the model is all zeros, so the first games are
