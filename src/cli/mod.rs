@@ -23,6 +23,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::accuracy::heldout::HeldOutGame;
 use crate::arena::perfect::PerfectGame;
 use crate::eval::EvalGame;
 use crate::hub::HubGame;
@@ -147,13 +148,18 @@ pub fn run() -> ExitCode {
 
 /// Everything a command needs of a game: evaluation and learning ([`EvalGame`]), its
 /// bench positions, its terminal interface, external engines ([`HubGame`]) and endgame
-/// databases ([`egdb::EgdbGame`]) and its perfect player ([`PerfectGame`]).
+/// databases ([`egdb::EgdbGame`]), its perfect player ([`PerfectGame`]) and its held-out
+/// accuracy sample ([`HeldOutGame`]).
 pub trait CliGame:
-    EvalGame + Bench + play::Terminal + HubGame + egdb::EgdbGame + PerfectGame
+    EvalGame + Bench + play::Terminal + HubGame + egdb::EgdbGame + PerfectGame + HeldOutGame
 {
 }
 
-impl<G: EvalGame + Bench + play::Terminal + HubGame + egdb::EgdbGame + PerfectGame> CliGame for G {}
+impl<
+    G: EvalGame + Bench + play::Terminal + HubGame + egdb::EgdbGame + PerfectGame + HeldOutGame,
+> CliGame for G
+{
+}
 
 /// Reads `--position` (`--fen`) in `variant`, or the variant's start when absent; an
 /// error names the flag as typed.

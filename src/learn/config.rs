@@ -206,8 +206,19 @@ pub struct EvaluationSettings {
     pub depth: u32,
     #[serde(default = "default_random_plies")]
     pub random_plies: u32,
+    /// Positions with exact values the model is measured on at each evaluation (the
+    /// held-out accuracy sample: Kalah late positions, draughts ≤ 5 pieces when an
+    /// endgame database is present); 0 = none.
+    #[serde(default = "default_held_out")]
+    pub held_out: usize,
 }
 
+/// Most held-out positions (each is searched at every evaluation).
+const MAX_HELD_OUT: usize = 5000;
+
+fn default_held_out() -> usize {
+    200
+}
 fn default_every() -> u64 {
     5
 }
@@ -225,6 +236,7 @@ impl Default for EvaluationSettings {
             games: default_eval_games(),
             depth: default_eval_depth(),
             random_plies: default_random_plies(),
+            held_out: default_held_out(),
         }
     }
 }
@@ -709,6 +721,13 @@ impl TrainConfig {
                 "evaluation.random_plies",
                 "must be 0..=40",
                 e.random_plies.to_string(),
+            );
+        }
+        if e.held_out > MAX_HELD_OUT {
+            return fail(
+                "evaluation.held_out",
+                "must be 0..=5000",
+                e.held_out.to_string(),
             );
         }
         let positive = |key: &str, v: f64| {

@@ -31,6 +31,7 @@ use super::glem::GlemState;
 use super::plot::{CurvePoint, learning_curve_svg};
 use super::samuel::SamuelState;
 use super::td::TdState;
+use crate::accuracy::heldout::{self, HeldOut, HeldOutFigures, HeldOutGame};
 use crate::arena::engine_game::Exploration;
 use crate::arena::interrupt::Interruptible;
 use crate::arena::matches::{MatchConfig, run_match};
@@ -51,6 +52,10 @@ pub const CHECKPOINT_KIND: &str = "checkpoint";
 const OPENING_POOL: usize = 4096;
 /// Keeps the evaluation openings apart from the self-play ones of the same seed.
 const EVALUATION_SEED: u64 = 0x6576_616C;
+/// Keeps the held-out accuracy sample apart from the games of the same seed.
+const HELD_OUT_SEED: u64 = 0x6865_6C64;
+/// The depth whose held-out optimal-move rate the learning curve shows.
+const CURVE_HELD_OUT_DEPTH: u32 = heldout::DEPTHS[1];
 
 /// What one learner iteration did.
 pub struct IterationReport {
@@ -232,6 +237,8 @@ pub struct Checkpoint<G: EvalGame> {
     pub learner: LearnerState<G>,
     /// Evaluations so far: (games, Elo, low, high).
     pub curve: Vec<(u64, f64, f64, f64)>,
+    /// Held-out accuracy so far: (games, optimal-move rate at [`CURVE_HELD_OUT_DEPTH`]).
+    pub held_out_curve: Vec<(u64, f64)>,
     /// The most recent held-out games (`[training] validation_games`), oldest first.
     pub validation: Vec<GameFrame<G>>,
     /// The best validation loss so far and the iteration (counted from 1) it was measured
@@ -264,6 +271,10 @@ pub struct MetricsLine {
     pub elo: Option<f64>,
     pub elo_low: Option<f64>,
     pub elo_high: Option<f64>,
+    /// The model on the held-out accuracy sample (`[evaluation] held_out`), at each
+    /// evaluation: per depth its optimal-move rate and mean value lost a move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_out: Option<HeldOutFigures>,
     /// Training time so far, in seconds.
     pub elapsed_s: f64,
     /// Learner-specific figures, in words.
@@ -348,7 +359,7 @@ pub struct TrainSummary {
 }
 
 /// Runs (or resumes) a training run of game `G` in `variant` (the config's game).
-pub fn train<G: EvalGame>(
+pub fn train<G: HeldOutGame>(
     variant: G::Variant,
     config: &TrainConfig,
     config_text: &str,
@@ -359,6 +370,7 @@ pub fn train<G: EvalGame>(
     }
     let run = Run::new(variant, config, config_text)?;
     let mut state = start_state::<G>(&run.game, config, config_text, options.start, options.log)?;
+    let held_out = held_out_sample(variant, config, options.tablebase.as_ref(), options.log);
     let mut metrics = Metrics::read(&run.metrics_path, state.iteration)?;
     let session = Instant::now();
     let seconds_before = state.seconds;
@@ -438,13 +450,20 @@ pub fn train<G: EvalGame>(
         line.val_loss = val_loss;
         if let Some(estimate) = estimate {
             line.record_evaluation(&estimate);
+            if let Some(sample) = &held_out {
+                let figures = sample.measure(&state.learner.learner().evaluator());
+                if let Some(rate) = figures.optimal_move_rate(CURVE_HELD_OUT_DEPTH) {
+                    state.held_out_curve.push((state.games, rate));
+                }
+                line.held_out = Some(figures);
+            }
             state.curve.push((
                 state.games,
                 estimate.elo,
                 estimate.elo_low,
                 estimate.elo_high,
             ));
-            run.draw_curve(&state.curve)?;
+            run.draw_curve(&state.curve, &state.held_out_curve)?;
         }
         // Model, metrics and checkpoint all tell of the iteration just finished.
         run.save_model(&mut state)?;
@@ -489,6 +508,7 @@ impl MetricsLine {
             elo: None,
             elo_low: None,
             elo_high: None,
+            held_out: None,
             elapsed_s: 0.0,
             detail: report.detail,
         }
@@ -706,7 +726,11 @@ impl<'a, G: EvalGame> Run<'a, G> {
     }
 
     /// Redraws the learning curve from the evaluations so far.
-    fn draw_curve(&self, curve: &[(u64, f64, f64, f64)]) -> Result<(), String> {
+    fn draw_curve(
+        &self,
+        curve: &[(u64, f64, f64, f64)],
+        held_out: &[(u64, f64)],
+    ) -> Result<(), String> {
         let points: Vec<CurvePoint> = curve
             .iter()
             .map(|&(games, elo, low, high)| CurvePoint {
@@ -727,7 +751,7 @@ impl<'a, G: EvalGame> Run<'a, G> {
         );
         crate::io::write_atomic(
             &self.curve_path,
-            learning_curve_svg(&title, &points).as_bytes(),
+            learning_curve_svg(&title, &points, held_out).as_bytes(),
         )
         .map_err(|e| format!("cannot write {}: {e}", self.curve_path.display()))
     }
@@ -803,6 +827,7 @@ fn start_state<G: EvalGame>(
             model_revision: 0,
             learner: LearnerState::new(config),
             curve: Vec::new(),
+            held_out_curve: Vec::new(),
             validation: Vec::new(),
             best_val_loss: None,
         });
@@ -1049,8 +1074,50 @@ fn describe(line: &MetricsLine, iterations: u64, baseline: &str) -> String {
             100.0 * score
         ));
     }
+    if let Some(figures) = &line.held_out {
+        let rates: Vec<String> = figures
+            .depths
+            .iter()
+            .map(|(depth, d)| format!("{:.1}% at depth {depth}", 100.0 * d.optimal_move_rate))
+            .collect();
+        text.push_str(&format!(
+            ", held-out optimal moves {}",
+            rates.join(", ")
+        ));
+    }
     text.push_str(&format!(", {:.0} s; {}", line.elapsed_s, line.detail));
     text
+}
+
+/// The run's held-out accuracy sample (said in `log`), if `[evaluation] held_out` asks
+/// for one and the game has exact values to give.
+fn held_out_sample<G: HeldOutGame>(
+    variant: G::Variant,
+    config: &TrainConfig,
+    tablebase: Option<&Arc<dyn Tablebase<G>>>,
+    log: &mut dyn FnMut(&str),
+) -> Option<HeldOut<G>> {
+    let count = config.evaluation.held_out;
+    if count == 0 {
+        return None;
+    }
+    let started = Instant::now();
+    match HeldOut::new(variant, tablebase, count, config.seed ^ HELD_OUT_SEED) {
+        Ok(sample) if !sample.is_empty() => {
+            log(&format!(
+                "held-out accuracy sample: {} {} ({:.1} s)",
+                sample.len(),
+                sample.source,
+                started.elapsed().as_secs_f64()
+            ));
+            Some(sample)
+        }
+        Ok(_) => None,
+        Err(why) => {
+            log(&format!("no held-out accuracy sample: {why}"));
+            None
+        }
+    }
 }
 
 fn read_checkpoint<G: EvalGame>(path: &Path, game: &str) -> Result<Checkpoint<G>, String> {

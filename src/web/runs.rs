@@ -23,6 +23,7 @@ use super::{App, Config, MAX_UPLOAD_BYTES};
 use crate::eval::spec::KNOWN_KINDS;
 use crate::game::{GameSpec, Outcome};
 use crate::learn::config::TrainConfig;
+use crate::accuracy::heldout;
 use crate::learn::plot::{CurvePoint, learning_curve_svg};
 use crate::learn::train::MetricsLine;
 use crate::with_game;
@@ -182,7 +183,18 @@ fn curve(name: &str, lines: &[MetricsLine]) -> String {
             })
         })
         .collect();
-    learning_curve_svg(&format!("{name}: Elo against the baseline"), &points)
+    let held_out: Vec<(u64, f64)> = lines
+        .iter()
+        .filter_map(|l| {
+            let rate = l.held_out.as_ref()?.optimal_move_rate(heldout::DEPTHS[1])?;
+            Some((l.games, rate))
+        })
+        .collect();
+    learning_curve_svg(
+        &format!("{name}: Elo against the baseline"),
+        &points,
+        &held_out,
+    )
 }
 
 fn run_names(dir: &Path) -> Vec<String> {
