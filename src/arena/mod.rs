@@ -3,6 +3,7 @@
 
 pub mod engine_game;
 pub mod interrupt;
+pub mod margins;
 pub mod matches;
 pub mod openings;
 pub mod perfect;

@@ -221,14 +221,15 @@ pub fn parse_spec(text: &str) -> Option<Result<u64, String>> {
     )
 }
 
-/// The perfect contender of a match for `variant` (Kalah databases in the folder of
-/// `evalearn solve`; notes on stderr).
+/// The perfect contender of a match for `variant` (Kalah databases in `kalah_db_dir`,
+/// else the folder of `evalearn solve`; notes on stderr).
 pub fn load<G: PerfectGame>(
     variant: G::Variant,
     tablebase: Option<Arc<dyn Tablebase<G>>>,
+    kalah_db_dir: Option<&Path>,
     node_cap: u64,
 ) -> Result<Box<Perfect<G>>, String> {
-    let dir = crate::game::kalah::solve::file::db_dir(None);
+    let dir = crate::game::kalah::solve::file::db_dir(kalah_db_dir);
     G::perfect(variant, tablebase, dir.as_deref(), node_cap, &mut |line| {
         eprintln!("{line}")
     })

@@ -1,7 +1,7 @@
 //! `evalearn match`: two evaluators play game pairs; the report says how much stronger A
 //! is than B, with an interval, and (with `--sprt`) stops as soon as that is decided.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,6 +16,7 @@ use super::egdb::EgdbOption;
 use super::interrupt;
 use super::{CliError, CliGame};
 use crate::arena::interrupt::Interruptible;
+use crate::arena::margins::{self, PerfectSide};
 use crate::arena::matches::{
     DEFAULT_PLY_CAP, GAMES_TT_MIB, MatchConfig, MatchOutcome, PairResult, TimeControl, run_match,
 };
@@ -86,6 +87,11 @@ pub struct MatchArgs {
     openings: OpeningArgs,
     #[command(flatten)]
     egdb: EgdbOption,
+    /// Kalah: folder of the solver's endgame databases for a `perfect` side, built once
+    /// and read back; default `$EVALEARN_KALAH_DB` (empty: keep nothing on disk), else
+    /// `kalah-db`
+    #[arg(long)]
+    db_dir: Option<PathBuf>,
     /// Which engines use the endgame database (to measure what it brings)
     #[arg(long, value_enum, default_value_t = EgdbSides::Both)]
     egdb_for: EgdbSides,
@@ -213,6 +219,10 @@ impl SideSpec {
         }
     }
 
+    fn is_perfect(&self) -> bool {
+        matches!(self, SideSpec::Perfect(_))
+    }
+
     fn eval(&self) -> Option<&EvalSpec> {
         match self {
             SideSpec::Eval(spec) => Some(spec),
@@ -278,13 +288,14 @@ fn load_side<G: CliGame>(
     spec: &SideSpec,
     tablebase: Option<Arc<dyn Tablebase<G>>>,
     search: SearchConfig,
+    kalah_db_dir: Option<&Path>,
 ) -> Result<MatchSide<G>, CliError> {
     match spec {
         SideSpec::Eval(spec) => Ok(MatchSide::Search(Box::new(
             Engine::new(load_evaluator::<G>(variant, spec)?.0, tablebase).with_search(search),
         ))),
         SideSpec::Hub(command) => Ok(MatchSide::Hub(command.clone())),
-        &SideSpec::Perfect(cap) => perfect::load(variant, tablebase, cap)
+        &SideSpec::Perfect(cap) => perfect::load(variant, tablebase, kalah_db_dir, cap)
             .map(MatchSide::Perfect)
             .map_err(CliError::input),
     }
@@ -333,6 +344,7 @@ fn run_match_of<G: CliGame>(
             &spec_a,
             for_side(EgdbSides::A),
             args.a_search.config,
+            args.db_dir.as_deref(),
         )?,
         book: book_of(&args.a_book).transpose()?,
         seed: args.seed ^ A_BOOK_STREAM,
@@ -343,6 +355,7 @@ fn run_match_of<G: CliGame>(
             &spec_b,
             for_side(EgdbSides::B),
             args.b_search.config,
+            args.db_dir.as_deref(),
         )?,
         book: book_of(&args.b_book).transpose()?,
         seed: args.seed ^ B_BOOK_STREAM,
@@ -449,7 +462,12 @@ fn run_match_of<G: CliGame>(
             outcome.pairs.len()
         );
     }
-    print_report(&outcome, &names, &config);
+    let perfect = match (spec_a.is_perfect(), spec_b.is_perfect()) {
+        (true, false) => Some(PerfectSide::A),
+        (false, true) => Some(PerfectSide::B),
+        _ => None,
+    };
+    print_report(&outcome, &names, &config, perfect);
     if let Some(path) = &args.record {
         let text = outcome
             .pairs
@@ -461,7 +479,7 @@ fn run_match_of<G: CliGame>(
         write_output(typed_flag("--record", &["--pdn"]), path, text.as_bytes())?;
     }
     if let Some(path) = &args.json {
-        let text = report_json(&outcome, &names, &config);
+        let text = report_json(&outcome, &names, &config, perfect);
         write_output("--json", path, text.as_bytes())?;
     }
     if interrupted {
@@ -502,6 +520,7 @@ fn print_report<G: CliGame>(
     outcome: &MatchOutcome<G>,
     names: &(String, String),
     config: &MatchConfig,
+    perfect: Option<PerfectSide>,
 ) {
     let t = &outcome.tally.trinomial;
     let e = outcome.tally.estimate();
@@ -537,6 +556,11 @@ fn print_report<G: CliGame>(
         "pentanomial  {:?} (pairs in which A scored 0, ½, 1, 1½, 2 points)",
         outcome.tally.pentanomial.counts
     );
+    if let Some(summary) = margins::summarise(&outcome.pairs) {
+        for line in summary.lines(G::SCORE_UNITS, perfect) {
+            println!("{line}");
+        }
+    }
     if let (Some(result), Some(params)) = (&outcome.sprt, &config.sprt) {
         println!(
             "SPRT         elo0 {} elo1 {} alpha {} beta {}: LLR {:.3} in [{:.3}, {:.3}] → {}{}",
@@ -561,6 +585,7 @@ fn report_json<G: CliGame>(
     outcome: &MatchOutcome<G>,
     names: &(String, String),
     config: &MatchConfig,
+    perfect: Option<PerfectSide>,
 ) -> String {
     let t = &outcome.tally.trinomial;
     let e = outcome.tally.estimate();
@@ -581,6 +606,11 @@ fn report_json<G: CliGame>(
         "draw_ratio": e.draw_ratio,
         "pentanomial": outcome.tally.pentanomial.counts,
     });
+    if let Some(summary) = margins::summarise(&outcome.pairs) {
+        for (key, value) in summary.json(G::SCORE_UNITS, perfect) {
+            json[key] = value;
+        }
+    }
     if config.clock.is_some() {
         let (a, b) = time_forfeits(outcome);
         json["lost_on_time"] = serde_json::json!({ "a": a, "b": b });

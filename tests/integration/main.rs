@@ -18,6 +18,7 @@ mod hub;
 mod interrupt;
 mod kalah;
 mod kalah_cli;
+mod kalah_perfect;
 mod kalah_solve;
 mod model_file;
 mod notation;

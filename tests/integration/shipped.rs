@@ -24,13 +24,18 @@ fn shipped_configs_parse() {
         ("kalah-samuel", "samuel"),
         ("kalah-glem", "glem"),
         ("kalah-td", "td"),
+        ("kalah-6-4-samuel", "samuel"),
+        ("kalah-6-4-glem", "glem"),
+        ("kalah-6-4-td", "td"),
     ] {
         let path = root(&format!("configs/{name}.toml"));
         let (config, _) = TrainConfig::read(&path).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(config.learner.name(), learner, "{name}");
         let model = config.model.to_string_lossy().into_owned();
         assert_eq!(model, format!("models/{name}.bin"), "{name}");
-        let game = if name.starts_with("kalah") {
+        let game = if name.starts_with("kalah-6-4") {
+            "kalah:6:4"
+        } else if name.starts_with("kalah") {
             "kalah"
         } else {
             "brazilian"
@@ -41,7 +46,12 @@ fn shipped_configs_parse() {
 
 /// Checks `models/NAME.bin` against `configs/NAME.toml` for game `G`.
 fn shipped_model<G: EvalGame>(name: &str, kind: &str) {
-    let path = root(&format!("models/{name}.bin"));
+    shipped_model_of::<G>(name, name, kind);
+}
+
+/// Checks `models/MODEL.bin` against `configs/CONFIG.toml` for game `G`.
+fn shipped_model_of<G: EvalGame>(model: &str, name: &str, kind: &str) {
+    let path = root(&format!("models/{model}.bin"));
     let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     assert!(size > 0 && size <= 16 << 20, "{name}: {size} bytes");
     let (_, header) = load_model_file::<G>(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -68,7 +78,10 @@ fn shipped_models_come_from_shipped_configs() {
     for (name, kind) in [("samuel", "linear"), ("glem", "glem"), ("td", "td")] {
         shipped_model::<Checkers>(name, kind);
         shipped_model::<Kalah>(&format!("kalah-{name}"), kind);
+        shipped_model::<Kalah>(&format!("kalah-6-4-{name}"), kind);
     }
+    // The Kalah(6,4) model of docs/kalah.md: the TD(λ) run's.
+    shipped_model_of::<Kalah>("kalah-6-4", "kalah-6-4-td", "td");
 }
 
 #[test]
