@@ -155,9 +155,8 @@ pub trait CliGame:
 {
 }
 
-impl<
-    G: EvalGame + Bench + play::Terminal + HubGame + egdb::EgdbGame + PerfectGame + HeldOutGame,
-> CliGame for G
+impl<G: EvalGame + Bench + play::Terminal + HubGame + egdb::EgdbGame + PerfectGame + HeldOutGame>
+    CliGame for G
 {
 }
 

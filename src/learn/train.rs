@@ -53,7 +53,7 @@ const OPENING_POOL: usize = 4096;
 /// Keeps the evaluation openings apart from the self-play ones of the same seed.
 const EVALUATION_SEED: u64 = 0x6576_616C;
 /// Keeps the held-out accuracy sample apart from the games of the same seed.
-const HELD_OUT_SEED: u64 = 0x6865_6C64;
+pub const HELD_OUT_SEED: u64 = 0x6865_6C64;
 /// The depth whose held-out optimal-move rate the learning curve shows.
 const CURVE_HELD_OUT_DEPTH: u32 = heldout::DEPTHS[1];
 
@@ -1080,10 +1080,7 @@ fn describe(line: &MetricsLine, iterations: u64, baseline: &str) -> String {
             .iter()
             .map(|(depth, d)| format!("{:.1}% at depth {depth}", 100.0 * d.optimal_move_rate))
             .collect();
-        text.push_str(&format!(
-            ", held-out optimal moves {}",
-            rates.join(", ")
-        ));
+        text.push_str(&format!(", held-out optimal moves {}", rates.join(", ")));
     }
     text.push_str(&format!(", {:.0} s; {}", line.elapsed_s, line.detail));
     text

@@ -9,12 +9,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use evalearn::accuracy::heldout::HeldOut;
 use evalearn::eval::Evaluator;
 use evalearn::eval::spec::EvalSpec;
 use evalearn::game::checkers::Checkers;
+use evalearn::game::kalah::KalahRules;
 use evalearn::game::kalah::{Kalah, KalahMoves};
 use evalearn::game::{Game, random_plies};
-use evalearn::learn::train::MetricsLine;
+use evalearn::learn::train::{HELD_OUT_SEED, MetricsLine};
 use evalearn::search::treestats::random_positions;
 
 /// A tiny config for `learner` writing `model`.
@@ -96,6 +98,18 @@ fn each_learner_trains(game: &str, evaluates: impl Fn(&Path) -> bool) {
         assert!(lines[1].elo.is_some() && lines[3].elo.is_some() && lines[0].elo.is_none());
         let svg = std::fs::read_to_string(dir.join(format!("{learner}.curve.svg"))).unwrap();
         assert_eq!(svg.matches("<circle").count(), 2);
+        // The held-out accuracy sample (Kalah; draughts only with an endgame database):
+        // measured at each evaluation, the last one as a direct computation gives it.
+        if game == "kalah" {
+            assert!(lines[1].held_out.is_some() && lines[0].held_out.is_none());
+            let (evaluator, _) = EvalSpec::Model(model.clone()).load::<Kalah>().unwrap();
+            let sample =
+                HeldOut::<Kalah>::new(KalahRules::default(), None, 200, 5 ^ HELD_OUT_SEED).unwrap();
+            assert_eq!(lines[3].held_out, Some(sample.measure(&evaluator)));
+            assert_eq!(svg.matches("<rect x=").count(), 2);
+        } else {
+            assert!(lines.iter().all(|l| l.held_out.is_none()));
+        }
         assert!(
             evaluates(&model),
             "{game} {learner}: the model is zero everywhere"
