@@ -85,6 +85,9 @@ pub struct BuildArgs {
     /// The book file to write
     #[arg(long)]
     out: PathBuf,
+    /// Replace an existing --out file
+    #[arg(long)]
+    force: bool,
 }
 
 /// Reads the `--book` file of a command playing `variant`: any problem with it (missing,
@@ -99,6 +102,12 @@ pub fn book(args: BookArgs) -> Result<(), CliError> {
     match args.command {
         BookCommand::Build(args) => {
             super::args::check_output("--out", &args.out)?;
+            if args.out.exists() && !args.force {
+                return Err(CliError::input(format!(
+                    "--out {}: the file exists; give --force to replace it",
+                    args.out.display()
+                )));
+            }
             let spec = eval_spec("--eval", &args.eval)?;
             let game = args.game.resolve(&[&spec])?;
             with_game!(game, build_of(args, spec))

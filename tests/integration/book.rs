@@ -50,6 +50,22 @@ fn build_is_the_same_on_one_and_two_threads_and_reads_back() {
     build_book(&two, &["--threads", "2"]);
     assert!(report.contains("book: 60 positions"), "{report}");
     assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
+    // An existing book is replaced only when told.
+    let again = evalearn(&[
+        "book",
+        "build",
+        "--eval",
+        "material",
+        "--depth",
+        "2",
+        "--out",
+        s(&one),
+    ]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--force"));
+    assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
+    build_book(&one, &["--threads", "1", "--force"]);
+    assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
 
     let book = Book::<Checkers>::read(&one, ()).unwrap();
     assert_eq!(book.len(), 60);
