@@ -360,17 +360,31 @@ fn shell_word(path: &Path) -> String {
 fn print_next_commands<G: CliGame>(config: &TrainConfig) {
     let model = shell_word(&config.model);
     let eval = &config.evaluation;
-    println!("next:");
-    println!("  play it:                evalearn play --model {model}");
-    println!(
-        "  match it with {}: evalearn match --a {model} --b {} --games {} --depth {}",
-        G::BUILTINS[0],
-        G::BUILTINS[0],
-        eval.games.max(2).next_multiple_of(2),
-        eval.depth
-    );
+    let baseline = G::BUILTINS[0];
+    let mut next = vec![
+        (
+            "play it:".to_string(),
+            format!("evalearn play --model {model}"),
+        ),
+        (
+            format!("match it with {baseline}:"),
+            format!(
+                "evalearn match --a {model} --b {baseline} --games {} --depth {}",
+                eval.games.max(2).next_multiple_of(2),
+                eval.depth
+            ),
+        ),
+    ];
     if config.game_spec() == GameSpec::Brazilian {
-        println!("  as a Hub engine (GUIs): evalearn hub --model {model}");
+        next.push((
+            "as a Hub engine (GUIs):".to_string(),
+            format!("evalearn hub --model {model}"),
+        ));
+    }
+    let width = next.iter().map(|(label, _)| label.chars().count()).max();
+    println!("next:");
+    for (label, command) in next {
+        println!("  {label:<width$} {command}", width = width.unwrap_or(0));
     }
 }
 

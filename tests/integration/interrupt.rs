@@ -432,20 +432,20 @@ fn ctrl_c_in_an_endgame_database_build_keeps_the_finished_slices() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[test]
-fn ctrl_c_in_a_kalah_solve_reports_the_bounds_proven() {
-    let dir = temp_dir("solve");
-    // The start of Kalah(6,6) takes hours to solve: the signal comes as the solve starts.
+/// `evalearn solve` of the start of Kalah(6,6) with a database of `db_stones` kept in
+/// `dir`, stopped by Ctrl-C once it has printed a line starting `line`; the status must
+/// be 130.
+fn interrupted_solve(db_stones: &str, dir: &Path, line: &str) -> Ended {
     let mut run = Running::start(&[
         "solve",
         "--game",
         "kalah",
         "--db-stones",
-        "8",
+        db_stones,
         "--db-dir",
         dir.to_str().unwrap(),
     ]);
-    run.wait_for_stdout("tt ");
+    run.wait_for_stdout(line);
     let ended = run.interrupt();
     assert_eq!(
         ended.status,
@@ -454,6 +454,14 @@ fn ctrl_c_in_a_kalah_solve_reports_the_bounds_proven() {
         ended.stdout,
         ended.stderr
     );
+    ended
+}
+
+#[test]
+fn ctrl_c_in_a_kalah_solve_reports_the_bounds_proven() {
+    let dir = temp_dir("solve");
+    // The start of Kalah(6,6) takes hours to solve: the signal comes as the solve starts.
+    let ended = interrupted_solve("8", &dir, "tt ");
     assert!(
         ended
             .stderr
@@ -465,24 +473,7 @@ fn ctrl_c_in_a_kalah_solve_reports_the_bounds_proven() {
 
     // A database build stopped: nothing of it is written.
     let empty = temp_dir("solve-db");
-    let mut run = Running::start(&[
-        "solve",
-        "--game",
-        "kalah",
-        "--db-stones",
-        "20",
-        "--db-dir",
-        empty.to_str().unwrap(),
-    ]);
-    run.wait_for_stdout("position ");
-    let ended = run.interrupt();
-    assert_eq!(
-        ended.status,
-        Some(130),
-        "{}\n{}",
-        ended.stdout,
-        ended.stderr
-    );
+    let ended = interrupted_solve("20", &empty, "position ");
     assert!(
         ended.stderr.contains("database of 20 stones stopped with"),
         "{}",
