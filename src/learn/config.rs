@@ -241,7 +241,7 @@ impl Default for EvaluationSettings {
     }
 }
 
-/// Samuel's method (seed 5.2): player A learns after each of its moves, B is frozen; the
+/// Samuel's method (Beling's master's thesis, ch. 5.2): player A learns after each of its moves, B is frozen; the
 /// least useful active feature is periodically replaced from the reserve, and the model
 /// kept is the best of A's weights by selection match.
 #[derive(Clone, Debug, Deserialize)]
@@ -338,7 +338,7 @@ impl Default for SamuelSettings {
     }
 }
 
-/// GLEM (seed 5.3): configurations mined from the positions of recent games, weights fit
+/// GLEM (Beling's master's thesis, ch. 5.3): configurations mined from the positions of recent games, weights fit
 /// by gradient descent on the results.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -401,7 +401,7 @@ impl Default for GlemSettings {
     }
 }
 
-/// TD(λ) (seed 5.4): a multilayer perceptron trained on the principal-variation leaves.
+/// TD(λ) (Beling's master's thesis, ch. 5.4): a multilayer perceptron trained on the principal-variation leaves.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TdSettings {
