@@ -74,6 +74,10 @@ pub struct Searcher<G: Game, E: Evaluator<G>> {
     /// No new iteration starts after this (a clock's soft budget).
     iteration_mark: Option<Duration>,
     stop_flag: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// Whether the clock and the stop flag may end the search: not during a first
+    /// iteration of 1 or 2 plies (a few hundred nodes), so every search that has a move
+    /// to play has a searched move and a line to report, however busy the machine.
+    interruptible: bool,
     stopped: bool,
     /// Search every root move with a full window (see [`Limits::exact_root_values`]).
     exact_root_values: bool,
@@ -123,6 +127,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             deadline: None,
             iteration_mark: None,
             stop_flag: None,
+            interruptible: false,
             stopped: false,
             exact_root_values: false,
             root_best: None,
@@ -230,6 +235,8 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         }
         let mut values = vec![-INFINITY; root_moves.len()];
         for depth in self.iteration_depths(limits.depth) {
+            // A first iteration of at most 2 plies always completes.
+            self.interruptible = result.depth > 0 || depth > 2;
             let previous = (result.depth > 0).then_some(result.score);
             self.horizon = 0;
             let outcome = if self.config.mtdf {
@@ -379,6 +386,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             .and_then(|b| b.last_iteration_start())
             .map(|t| started + t);
         self.stop_flag = limits.stop.clone();
+        self.interruptible = false;
         self.stopped = false;
         self.exact_root_values = limits.exact_root_values;
         self.path.clear();
@@ -526,7 +534,8 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
     fn enter(&mut self, quiescence: bool) -> bool {
         let total = self.nodes.total();
         if total >= self.node_limit
-            || (total.is_multiple_of(CLOCK_INTERVAL)
+            || (self.interruptible
+                && total.is_multiple_of(CLOCK_INTERVAL)
                 && (self.deadline.is_some_and(|d| self.time.now() >= d)
                     || self
                         .stop_flag

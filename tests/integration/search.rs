@@ -395,6 +395,20 @@ fn limits_are_honoured_and_a_legal_move_comes_back() {
     raiser.join().unwrap();
     assert!(result.stopped);
     assert!(legal.contains(&result.best_move.unwrap()));
+
+    // Stopped before it starts (a busy machine, a deadline already past): the first
+    // iteration is still completed and reported, so there is a searched move and a line.
+    let mut reported = Vec::new();
+    let limits = Limits {
+        depth: Some(40),
+        stop: Some(Arc::new(AtomicBool::new(true))),
+        ..Limits::default()
+    };
+    let result = searcher.search(&GameRecord::new(pos), &limits, |it| reported.push(it.depth));
+    // (The flag is read every few thousand nodes: a short second iteration may finish.)
+    assert!(reported.first().is_some_and(|&d| d <= 2), "{reported:?}");
+    assert!(result.stopped && result.depth >= 1 && !result.pv.is_empty());
+    assert!(legal.contains(&result.best_move.unwrap()));
 }
 
 #[test]
