@@ -1,10 +1,10 @@
 use criterion::{Criterion, criterion_group, criterion_main};
-use evalearn::game::checkers::Checkers;
+use evalearn::game::brazilian::Brazilian;
 use evalearn::game::kalah::Kalah;
 use evalearn::game::{Game, perft::perft};
 
 fn bench_perft(c: &mut Criterion) {
-    let start = Checkers::start();
+    let start = Brazilian::start();
     assert_eq!(perft(&start, 11), 105_491_257);
     let kalah = Kalah::start();
     assert_eq!(perft(&kalah, 8), 4_240_545);

@@ -6,7 +6,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use evalearn::eval::Evaluator;
 use evalearn::eval::kalah::KalahEval;
 use evalearn::eval::spec::EvalSpec;
-use evalearn::game::checkers::Checkers;
+use evalearn::game::brazilian::Brazilian;
 use evalearn::game::kalah::Kalah;
 use evalearn::search::bench;
 
@@ -15,12 +15,12 @@ fn bench_search(c: &mut Criterion) {
     group.sample_size(10);
     for spec in ["material", "models/td.bin"] {
         let (evaluator, _) = EvalSpec::parse(spec)
-            .and_then(|s| s.load::<Checkers>().map_err(|e| e.to_string()))
+            .and_then(|s| s.load::<Brazilian>().map_err(|e| e.to_string()))
             .expect("the bench's evaluators load");
         let name = format!("bench_positions_depth_12_{}", evaluator.name());
         group.bench_function(name, |b| {
             b.iter(|| {
-                bench::run::<Checkers, _>(&evaluator, 12, bench::DEFAULT_TT_MIB, |_, _, _| {})
+                bench::run::<Brazilian, _>(&evaluator, 12, bench::DEFAULT_TT_MIB, |_, _, _| {})
             })
         });
     }

@@ -9,14 +9,14 @@ use evalearn::arena::openings::random_openings;
 use evalearn::arena::players::Engine;
 use evalearn::eval::Material;
 use evalearn::game::Game;
-use evalearn::game::checkers::Checkers;
+use evalearn::game::brazilian::Brazilian;
 use evalearn::search::Limits;
 use evalearn::selfplay::{self, SelfPlayConfig, Shard};
 
 const GAMES: u64 = 40;
 
 fn bench_selfplay(c: &mut Criterion) {
-    let openings = random_openings(Checkers::start(), GAMES as usize, 6, 1).unwrap();
+    let openings = random_openings(Brazilian::start(), GAMES as usize, 6, 1).unwrap();
     let engine = Engine::new(Material, None);
     let mut group = c.benchmark_group("selfplay_depth_6_40_games");
     group.sample_size(10);

@@ -4,8 +4,8 @@
 use rand::RngExt;
 
 use super::Case;
-use crate::game::checkers::Checkers;
-use crate::game::checkers::egdb::{Egdb, Material, SliceIndex};
+use crate::game::brazilian::Brazilian;
+use crate::game::brazilian::egdb::{Egdb, Material, SliceIndex};
 use crate::game::{ExactValue, Game, MoveList};
 use crate::search::Tablebase;
 
@@ -20,7 +20,7 @@ pub fn value_of(exact: ExactValue) -> i32 {
 
 /// The case of `pos` if it and every position after its moves are in the database and
 /// it has at least two moves (a forced move tells nothing about the evaluator).
-pub fn case_of(egdb: &dyn Tablebase<Checkers>, pos: &Checkers) -> Option<Case<Checkers>> {
+pub fn case_of(egdb: &dyn Tablebase<Brazilian>, pos: &Brazilian) -> Option<Case<Brazilian>> {
     let mut moves = MoveList::new();
     pos.legal_moves(&mut moves);
     if moves.len() < 2 {
@@ -77,18 +77,18 @@ pub fn sample(
     mix: &[(u32, f64)],
     count: usize,
     seed: u64,
-) -> Result<Vec<Case<Checkers>>, String> {
+) -> Result<Vec<Case<Brazilian>>, String> {
     sample_from(egdb, |m| egdb.has(m), mix, count, seed)
 }
 
 /// [`sample`] from any table of exact values; `has` tells which slices it holds whole.
 pub fn sample_from(
-    egdb: &dyn Tablebase<Checkers>,
+    egdb: &dyn Tablebase<Brazilian>,
     has: impl Fn(Material) -> bool,
     mix: &[(u32, f64)],
     count: usize,
     seed: u64,
-) -> Result<Vec<Case<Checkers>>, String> {
+) -> Result<Vec<Case<Brazilian>>, String> {
     // (weight, the piece count's slices with their sizes)
     let mut slices: Vec<(f64, Vec<(SliceIndex, u64)>)> = Vec::new();
     for &(pieces, weight) in mix.iter().filter(|&&(_, w)| w > 0.0) {
@@ -156,12 +156,12 @@ pub fn sample_from(
 /// there are more.
 pub fn from_positions(
     egdb: &Egdb,
-    positions: impl IntoIterator<Item = Checkers>,
+    positions: impl IntoIterator<Item = Brazilian>,
     count: usize,
     seed: u64,
-) -> Vec<Case<Checkers>> {
+) -> Vec<Case<Brazilian>> {
     let mut seen = std::collections::HashSet::new();
-    let cases: Vec<Case<Checkers>> = positions
+    let cases: Vec<Case<Brazilian>> = positions
         .into_iter()
         .filter(|p| Material::of(p).pieces() <= egdb.max_pieces() && seen.insert(*p))
         .filter_map(|p| case_of(egdb, &p))

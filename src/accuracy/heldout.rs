@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::{Case, Settings, draughts, kalah, report, verdicts};
 use crate::eval::EvalGame;
 use crate::eval::spec::AnyEvaluator;
-use crate::game::checkers::Checkers;
+use crate::game::brazilian::Brazilian;
 use crate::game::kalah::solve::Solver;
 use crate::game::kalah::solve::cache::{CachedSolver, SolvedCache};
 use crate::game::kalah::solve::db::EndgameDb;
@@ -48,13 +48,13 @@ pub trait HeldOutGame: EvalGame {
     ) -> Result<(Vec<Case<Self>>, String), String>;
 }
 
-impl HeldOutGame for Checkers {
+impl HeldOutGame for Brazilian {
     fn held_out_cases(
         _variant: (),
-        tablebase: Option<&Arc<dyn Tablebase<Checkers>>>,
+        tablebase: Option<&Arc<dyn Tablebase<Brazilian>>>,
         count: usize,
         seed: u64,
-    ) -> Result<(Vec<Case<Checkers>>, String), String> {
+    ) -> Result<(Vec<Case<Brazilian>>, String), String> {
         let tablebase = tablebase.ok_or("no endgame database (give --egdb DIR)")?;
         let most = tablebase.max_pieces().min(DRAUGHTS_MAX_PIECES);
         if most < 3 {
@@ -222,7 +222,7 @@ mod tests {
 
     #[test]
     fn draughts_without_a_database_has_no_sample() {
-        let err = HeldOut::<Checkers>::new((), None, 10, 1).err().unwrap();
+        let err = HeldOut::<Brazilian>::new((), None, 10, 1).err().unwrap();
         assert!(err.contains("no endgame database"), "{err}");
     }
 }

@@ -169,7 +169,7 @@ impl MarginSummary {
 mod tests {
     use super::*;
     use crate::arena::stats::GameResult;
-    use crate::game::checkers::Checkers;
+    use crate::game::brazilian::Brazilian;
     use crate::game::kalah::{Kalah, KalahRules};
     use crate::io::dataset::DatasetGame;
 
@@ -269,6 +269,6 @@ mod tests {
 
     #[test]
     fn draughts_has_no_margins() {
-        assert_eq!(summarise::<Checkers>(&[]), None);
+        assert_eq!(summarise::<Brazilian>(&[]), None);
     }
 }

@@ -252,7 +252,7 @@ pub fn run_match<G: Game, A: Contender<G>, B: Contender<G>>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::checkers::Checkers;
+    use crate::game::brazilian::Brazilian;
 
     #[test]
     fn time_controls_read_base_and_increment() {
@@ -279,7 +279,7 @@ mod tests {
         let searched = |limits: &Limits| {
             let clock = limits.clock.expect("the player sees its clock");
             assert_eq!(clock.increment, control.increment);
-            Ok(SearchResult::<Checkers> {
+            Ok(SearchResult::<Brazilian> {
                 best_move: None,
                 score: 0,
                 depth: 0,

@@ -116,10 +116,10 @@ pub fn read_openings<G: GameFile>(variant: G::Variant, path: &Path) -> Result<Ve
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::checkers::Checkers;
+    use crate::game::brazilian::Brazilian;
 
-    fn random_openings(count: usize, plies: u32, seed: u64) -> Result<Vec<Checkers>, String> {
-        super::random_openings(Checkers::start(), count, plies, seed)
+    fn random_openings(count: usize, plies: u32, seed: u64) -> Result<Vec<Brazilian>, String> {
+        super::random_openings(Brazilian::start(), count, plies, seed)
     }
 
     #[test]
@@ -139,7 +139,7 @@ mod tests {
         );
         assert_eq!(
             random_openings(3, 0, 1).unwrap(),
-            vec![Checkers::start(); 3]
+            vec![Brazilian::start(); 3]
         );
     }
 }

@@ -10,7 +10,7 @@ use std::time::Instant;
 use super::players::{Contender, Engine, Player};
 use crate::eval::EvalGame;
 use crate::eval::spec::AnyEvaluator;
-use crate::game::checkers::Checkers;
+use crate::game::brazilian::Brazilian;
 use crate::game::kalah::solve::Solver;
 use crate::game::kalah::solve::board::{pits_of, stones};
 use crate::game::kalah::solve::db::EndgameDb;
@@ -146,14 +146,14 @@ impl<G: Game> ExactMover<G> for TablebaseMover<G> {
     }
 }
 
-impl PerfectGame for Checkers {
+impl PerfectGame for Brazilian {
     fn perfect(
         _: (),
-        tablebase: Option<Arc<dyn Tablebase<Checkers>>>,
+        tablebase: Option<Arc<dyn Tablebase<Brazilian>>>,
         _: Option<&Path>,
         _: u64,
         _: &mut dyn FnMut(String),
-    ) -> Result<Perfect<Checkers>, String> {
+    ) -> Result<Perfect<Brazilian>, String> {
         let tablebase = tablebase
             .ok_or("perfect plays Brazilian draughts from the endgame database: give --egdb DIR")?;
         let shared = Arc::clone(&tablebase);

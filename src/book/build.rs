@@ -234,7 +234,7 @@ pub fn build<G: Game, E: Evaluator<G> + Clone>(
 mod tests {
     use super::*;
     use crate::eval::Material;
-    use crate::game::checkers::Checkers;
+    use crate::game::brazilian::Brazilian;
 
     fn config(threads: usize) -> BuildConfig {
         BuildConfig {
@@ -250,7 +250,7 @@ mod tests {
 
     #[test]
     fn sound_moves_are_within_the_margin_of_a_search_and_threads_do_not_matter() {
-        let (book, report) = build::<Checkers, _>(
+        let (book, report) = build::<Brazilian, _>(
             (),
             &Material,
             &config(1),
@@ -260,7 +260,7 @@ mod tests {
             || {},
         )
         .unwrap();
-        let (again, _) = build::<Checkers, _>(
+        let (again, _) = build::<Brazilian, _>(
             (),
             &Material,
             &config(2),
@@ -295,11 +295,11 @@ mod tests {
 
     #[test]
     fn dataset_lines_join_the_book_and_weigh_its_moves() {
-        let start = Checkers::start();
+        let start = Brazilian::start();
         let mut moves = crate::game::MoveList::new();
         start.legal_moves(&mut moves);
         // Three games open with moves[6], one with moves[5]; a fifth starts elsewhere.
-        let game = |first: usize, from: Checkers| {
+        let game = |first: usize, from: Brazilian| {
             let mut positions = vec![from];
             let mut played = Vec::new();
             let mut pos = from;
@@ -343,7 +343,7 @@ mod tests {
             min_games: 3,
             ..config(2)
         };
-        let (book, _) = build::<Checkers, _>(
+        let (book, _) = build::<Brazilian, _>(
             (),
             &Material,
             &config,

@@ -326,11 +326,11 @@ impl<G: Game> Book<G> {
 mod tests {
     use super::*;
     use crate::game::MoveList;
-    use crate::game::checkers::Checkers;
+    use crate::game::brazilian::Brazilian;
 
     /// A book of the start (its first two moves) and of the position after the first.
-    fn small_book() -> Book<Checkers> {
-        let start = Checkers::start();
+    fn small_book() -> Book<Brazilian> {
+        let start = Brazilian::start();
         let mut moves = MoveList::new();
         start.legal_moves(&mut moves);
         let mut book = Book::new((), "test");
@@ -368,7 +368,7 @@ mod tests {
     #[test]
     fn probe_finds_only_the_same_position() {
         let book = small_book();
-        let start = Checkers::start();
+        let start = Brazilian::start();
         assert_eq!(book.probe(&start).unwrap().len(), 2);
         let mut moves = MoveList::new();
         start.legal_moves(&mut moves);
@@ -380,7 +380,7 @@ mod tests {
     #[test]
     fn choose_follows_the_weights_and_the_stream() {
         let book = small_book();
-        let start = Checkers::start();
+        let start = Brazilian::start();
         let first = book.probe(&start).unwrap()[0].mv;
         let mut rng = rng::stream(5, 0);
         let picks: Vec<_> = (0..4000)
@@ -398,7 +398,7 @@ mod tests {
     #[test]
     fn insert_refuses_bad_entries() {
         let mut book = small_book();
-        let start = Checkers::start();
+        let start = Brazilian::start();
         let mut moves = MoveList::new();
         start.legal_moves(&mut moves);
         let good = BookMove {
@@ -448,7 +448,7 @@ mod tests {
     #[test]
     fn lines_follow_book_moves_and_stop_where_the_book_ends() {
         let book = small_book();
-        assert_eq!(book.lines(0), vec![Checkers::start()]);
+        assert_eq!(book.lines(0), vec![Brazilian::start()]);
         assert_eq!(book.lines(1).len(), 2);
         // One line goes on with the book's reply, the other left the book after a ply.
         let two = book.lines(2);
@@ -468,11 +468,11 @@ mod tests {
         let book = small_book();
         let frames = book.to_frames();
         let back =
-            Book::<Checkers>::from_frames((), "test".into(), &frames, Path::new("b")).unwrap();
+            Book::<Brazilian>::from_frames((), "test".into(), &frames, Path::new("b")).unwrap();
         assert_eq!(back.to_frames(), frames);
         let mut bad = frames.clone();
         bad.push(bad[0].clone());
-        let err = Book::<Checkers>::from_frames((), String::new(), &bad, Path::new("b.book"))
+        let err = Book::<Brazilian>::from_frames((), String::new(), &bad, Path::new("b.book"))
             .unwrap_err()
             .to_string();
         assert!(

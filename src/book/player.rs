@@ -101,12 +101,12 @@ mod tests {
     use crate::book::BookMove;
     use crate::eval::Material;
     use crate::game::MoveList;
-    use crate::game::checkers::Checkers;
+    use crate::game::brazilian::Brazilian;
     use crate::search::{SearchConfig, Searcher};
 
     #[test]
     fn plays_the_book_then_searches() {
-        let start = Checkers::start();
+        let start = Brazilian::start();
         let mut moves = MoveList::new();
         start.legal_moves(&mut moves);
         let mut book = Book::new((), "");

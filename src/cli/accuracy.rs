@@ -16,8 +16,8 @@ use crate::eval::EvalGame;
 use crate::eval::glem::{self, GlemModel};
 use crate::eval::spec::{AnyEvaluator, EvalSpec};
 use crate::game::Game;
-use crate::game::checkers::Checkers;
-use crate::game::checkers::egdb::Egdb;
+use crate::game::brazilian::Brazilian;
+use crate::game::brazilian::egdb::Egdb;
 use crate::game::kalah::solve::Solver;
 use crate::game::kalah::solve::cache::{CachedSolver, SolvedCache};
 use crate::game::kalah::{Kalah, KalahRules};
@@ -112,7 +112,7 @@ pub fn accuracy(args: AccuracyArgs) -> Result<(), CliError> {
                     "--db-dir, --db-stones and --max-pit-stones are for Kalah; draughts reads --egdb",
                 ));
             }
-            let evaluator = load_evaluator::<Checkers>((), &spec)?.0;
+            let evaluator = load_evaluator::<Brazilian>((), &spec)?.0;
             let settings = settings(probability_of(&spec, &evaluator)?);
             (draughts(&args, dir, &evaluator, &settings)?, "result steps")
         }
@@ -218,7 +218,7 @@ fn dataset_positions<G: Game>(path: &Path, variant: &str) -> Result<Vec<G>, CliE
 fn draughts(
     args: &AccuracyArgs,
     dir: &Path,
-    evaluator: &AnyEvaluator<Checkers>,
+    evaluator: &AnyEvaluator<Brazilian>,
     settings: &Settings,
 ) -> Result<Report, CliError> {
     let opened = Egdb::open(dir);
@@ -241,7 +241,7 @@ fn draughts(
     let count = args.positions as usize;
     let cases = match &args.from {
         Some(path) => {
-            let positions = dataset_positions::<Checkers>(path, Checkers::NAME)?;
+            let positions = dataset_positions::<Brazilian>(path, Brazilian::NAME)?;
             let cases = accuracy::draughts::from_positions(&egdb, positions, count, args.seed);
             println!(
                 "positions from {}: {} inside the database",

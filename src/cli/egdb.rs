@@ -9,8 +9,8 @@ use clap::{Args, Subcommand};
 
 use super::{CliError, interrupt};
 use crate::game::Game;
-use crate::game::checkers::Checkers;
-use crate::game::checkers::egdb::{self, DEFAULT_DIR, Egdb, Material, SliceIndex, verify};
+use crate::game::brazilian::Brazilian;
+use crate::game::brazilian::egdb::{self, DEFAULT_DIR, Egdb, Material, SliceIndex, verify};
 use crate::game::kalah::Kalah;
 use crate::search::{Tablebase, tablebase_line};
 
@@ -178,7 +178,7 @@ fn open_or_fail(dir: &Path) -> Result<(Egdb, usize), CliError> {
 }
 
 fn probe(fen: &str, dir: &Path, algebraic: bool) -> Result<(), CliError> {
-    let pos = Checkers::parse_position(fen).map_err(|e| CliError::input(format!("--fen: {e}")))?;
+    let pos = Brazilian::parse_position(fen).map_err(|e| CliError::input(format!("--fen: {e}")))?;
     let (egdb, _) = open_or_fail(dir)?;
     let pieces = pos.pieces().count();
     let Some(value) = egdb.probe(&pos) else {
@@ -194,7 +194,7 @@ fn probe(fen: &str, dir: &Path, algebraic: bool) -> Result<(), CliError> {
             }
         )));
     };
-    let notation = |at: &Checkers, mv| {
+    let notation = |at: &Brazilian, mv| {
         if algebraic {
             at.format_move_algebraic(mv)
         } else {
@@ -358,7 +358,7 @@ pub struct OpenedTablebase<G: Game> {
     pub summary: String,
 }
 
-impl EgdbGame for Checkers {
+impl EgdbGame for Brazilian {
     const DATABASES: bool = true;
 
     fn open_tablebase(dir: &Path) -> Result<OpenedTablebase<Self>, String> {

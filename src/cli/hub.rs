@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::CliError;
 use super::egdb::EgdbOption;
-use crate::game::checkers::Checkers;
+use crate::game::brazilian::Brazilian;
 use crate::hub::engine::{self, Engine, MAX_HASH_MIB, MAX_OVERHEAD_MS};
 
 #[derive(Args, Debug)]
@@ -39,7 +39,7 @@ pub fn hub(args: HubArgs) -> Result<(), CliError> {
         args.move_overhead,
     )
     .map_err(CliError::input)?;
-    (options.tablebase, options.notes) = args.egdb.open::<Checkers>()?;
+    (options.tablebase, options.notes) = args.egdb.open::<Brazilian>()?;
     let engine = Engine::new(options).map_err(CliError::input)?;
     let input = std::io::BufReader::new(std::io::stdin());
     // A client that went away ends the session; there is no one left to tell.

@@ -10,7 +10,7 @@ use clap::Args;
 
 use super::CliError;
 use super::egdb::EgdbOption;
-use crate::game::checkers::Checkers;
+use crate::game::brazilian::Brazilian;
 use crate::search::MAX_PLY;
 use crate::search::time::RealClock;
 use crate::web::{App, Config, Server};
@@ -69,7 +69,7 @@ pub fn serve(args: ServeArgs) -> Result<(), CliError> {
         max_movetime: Duration::from_secs(args.max_seconds),
         idle_timeout: Duration::from_secs(args.idle_minutes * 60),
         tt_mib: args.tt_mb as usize,
-        draughts_tablebase: args.egdb.load::<Checkers>()?,
+        draughts_tablebase: args.egdb.load::<Brazilian>()?,
         ..Config::default()
     };
     let address = SocketAddr::new(args.host, args.port);

@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::CliError;
 use super::egdb::SharedTablebase;
-use crate::game::checkers::Checkers;
+use crate::game::brazilian::Brazilian;
 use crate::search::SearchConfig;
 use crate::search::treestats::{self, Cell, thesis_figure};
 
@@ -98,13 +98,13 @@ pub fn treestats(args: TreeStatsArgs) -> Result<(), CliError> {
         }
         list
     };
-    let tablebase: Option<SharedTablebase<Checkers>> = match &args.egdb {
+    let tablebase: Option<SharedTablebase<Brazilian>> = match &args.egdb {
         Some(dir) => {
             let option = super::egdb::EgdbOption {
                 egdb: Some(dir.clone()),
                 no_egdb: false,
             };
-            Some(option.load::<Checkers>()?.ok_or_else(|| {
+            Some(option.load::<Brazilian>()?.ok_or_else(|| {
                 CliError::input(format!(
                     "--egdb {}: no usable database slice",
                     dir.display()
@@ -114,7 +114,7 @@ pub fn treestats(args: TreeStatsArgs) -> Result<(), CliError> {
         None => None,
     };
     // Each algorithm, then (with --egdb) the same probing the database.
-    let rows: Vec<(String, SearchConfig, Option<&SharedTablebase<Checkers>>)> = algos
+    let rows: Vec<(String, SearchConfig, Option<&SharedTablebase<Brazilian>>)> = algos
         .iter()
         .flat_map(|(name, config)| {
             let with = tablebase

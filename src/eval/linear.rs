@@ -253,54 +253,54 @@ impl<G: Features> Evaluator<G> for Linear<G> {
 mod tests {
     use super::*;
     use crate::eval::Material;
-    use crate::game::checkers::Checkers;
+    use crate::game::brazilian::Brazilian;
 
     #[test]
     fn zero_weights_evaluate_like_material() {
-        let linear = Linear::<Checkers>::new(&LinearWeights::zero::<Checkers>()).unwrap();
+        let linear = Linear::<Brazilian>::new(&LinearWeights::zero::<Brazilian>()).unwrap();
         for fen in ["W:W21,22,K30:B1,K2", "B:W13,14,21:B5,K29"] {
-            let pos = Checkers::parse_position(fen).unwrap();
+            let pos = Brazilian::parse_position(fen).unwrap();
             assert_eq!(linear.evaluate(&pos), Material.evaluate(&pos));
         }
     }
 
     #[test]
     fn mismatched_weights_are_rejected() {
-        let check = |w: &LinearWeights| Linear::<Checkers>::new(w).is_err();
-        let mut weights = LinearWeights::zero::<Checkers>();
+        let check = |w: &LinearWeights| Linear::<Brazilian>::new(w).is_err();
+        let mut weights = LinearWeights::zero::<Brazilian>();
         weights.weights.pop();
         assert!(check(&weights));
-        let mut weights = LinearWeights::zero::<Checkers>();
+        let mut weights = LinearWeights::zero::<Brazilian>();
         weights.features = "other".into();
         assert!(check(&weights));
-        let mut weights = LinearWeights::zero::<Checkers>();
+        let mut weights = LinearWeights::zero::<Brazilian>();
         weights.weights[0] = f32::NAN;
         assert!(check(&weights));
         // The active and reserve features must split the pool.
-        let mut weights = LinearWeights::zero::<Checkers>();
+        let mut weights = LinearWeights::zero::<Brazilian>();
         weights.reserve.pop();
         assert!(check(&weights));
-        let mut weights = LinearWeights::zero::<Checkers>();
+        let mut weights = LinearWeights::zero::<Brazilian>();
         weights.active[1] = weights.active[0];
         assert!(check(&weights));
-        let mut weights = LinearWeights::zero::<Checkers>();
+        let mut weights = LinearWeights::zero::<Brazilian>();
         weights.reserve.push(200);
         assert!(check(&weights));
     }
 
     #[test]
     fn only_active_features_count() {
-        let pos = Checkers::parse_position("W:W17,21,22,23:B1,2,3").unwrap();
+        let pos = Brazilian::parse_position("W:W17,21,22,23:B1,2,3").unwrap();
         let mut values = [0; MAX_FEATURES];
         pos.features(&mut values);
-        let mut weights = LinearWeights::zero::<Checkers>();
+        let mut weights = LinearWeights::zero::<Brazilian>();
         let reserve = usize::from(weights.reserve[0]);
         assert_ne!(
             values[reserve], 0,
             "pick a position where the feature is not 0"
         );
         weights.weights[reserve] = 50.0;
-        let evaluate = |w: &LinearWeights| Linear::<Checkers>::new(w).unwrap().evaluate(&pos);
+        let evaluate = |w: &LinearWeights| Linear::<Brazilian>::new(w).unwrap().evaluate(&pos);
         assert_eq!(evaluate(&weights), Material.evaluate(&pos));
         // Swapping the first active feature out brings the reserve's head in, weight 0.
         let first = usize::from(weights.active[0]);
@@ -342,7 +342,7 @@ mod tests {
             "{error}"
         );
         // The current layout round-trips.
-        let mut weights = LinearWeights::zero::<Checkers>();
+        let mut weights = LinearWeights::zero::<Brazilian>();
         weights.replace(3, 100, 0.02).unwrap();
         let bytes = encode_model(&header, &weights).unwrap();
         let (_, back) = decode_model::<LinearWeights>(&bytes, None, Some(KIND)).unwrap();

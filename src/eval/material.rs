@@ -2,7 +2,7 @@
 
 use super::{EvalGame, Evaluator};
 use crate::game::Game;
-use crate::game::checkers::Checkers;
+use crate::game::brazilian::Brazilian;
 
 /// Material balance for the side to move: man 100, king 300 (the seed's 1 and 3, in
 /// centi-units), so the value lies in [−3600, 3600].
@@ -13,9 +13,9 @@ pub struct Material;
 pub const MAN: i32 = 100;
 pub const KING: i32 = 300;
 
-impl Evaluator<Checkers> for Material {
+impl Evaluator<Brazilian> for Material {
     #[inline(always)]
-    fn evaluate(&self, pos: &Checkers) -> i32 {
+    fn evaluate(&self, pos: &Brazilian) -> i32 {
         let side = pos.side_to_move();
         let (men, kings) = pos.count(side);
         let (their_men, their_kings) = pos.count(side.opponent());
@@ -27,7 +27,7 @@ impl Evaluator<Checkers> for Material {
     }
 }
 
-impl EvalGame for Checkers {
+impl EvalGame for Brazilian {
     type Builtin = Material;
     const BUILTINS: &'static [&'static str] = &["material"];
 
@@ -42,10 +42,10 @@ mod tests {
 
     #[test]
     fn counts_men_one_and_kings_three_for_the_side_to_move() {
-        let pos = Checkers::parse_position("W:W21,22,K30:B1,K2").unwrap();
+        let pos = Brazilian::parse_position("W:W21,22,K30:B1,K2").unwrap();
         assert_eq!(Material.evaluate(&pos), 2 * MAN + KING - MAN - KING);
-        let pos = Checkers::parse_position("B:W21,22,K30:B1,K2").unwrap();
+        let pos = Brazilian::parse_position("B:W21,22,K30:B1,K2").unwrap();
         assert_eq!(Material.evaluate(&pos), -(2 * MAN + KING - MAN - KING));
-        assert_eq!(Material.evaluate(&Checkers::start()), 0);
+        assert_eq!(Material.evaluate(&Brazilian::start()), 0);
     }
 }

@@ -8,7 +8,7 @@
 //! in one's own store) — so after every move the other side is to move and negamax needs
 //! no special case.
 
-pub mod checkers;
+pub mod brazilian;
 pub mod kalah;
 mod movelist;
 pub mod perft;

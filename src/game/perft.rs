@@ -50,7 +50,7 @@ fn count<G: Game>(pos: &G, depth: u32, lists: &mut [G::Moves]) -> u64 {
 mod tests {
     use super::*;
     use crate::game::MoveList;
-    use crate::game::checkers::Checkers;
+    use crate::game::brazilian::Brazilian;
     use rand::rngs::Xoshiro256PlusPlus;
     use rand::{RngExt, SeedableRng};
 
@@ -67,7 +67,7 @@ mod tests {
             .sum()
     }
 
-    fn agrees_with_the_plain_walk(pos: &Checkers, max_depth: u32) {
+    fn agrees_with_the_plain_walk(pos: &Brazilian, max_depth: u32) {
         for depth in 1..=max_depth {
             assert_eq!(
                 perft(pos, depth),
@@ -85,7 +85,7 @@ mod tests {
         let mut moves = MoveList::new();
         let mut positions = 0;
         while positions < 4000 {
-            let mut pos = Checkers::start();
+            let mut pos = Brazilian::start();
             for _ in 0..150 {
                 positions += 1;
                 agrees_with_the_plain_walk(&pos, 3);
@@ -103,7 +103,7 @@ mod tests {
     #[test]
     fn draughts_perft_matches_the_plain_walk_on_crowded_boards() {
         use crate::game::Side;
-        use crate::game::checkers::{Piece, Square};
+        use crate::game::brazilian::{Piece, Square};
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x5EED_CAFE);
         let mut long_captures = 0;
         for _ in 0..20_000 {
@@ -125,7 +125,7 @@ mod tests {
             } else {
                 Side::Second
             };
-            let Ok(pos) = Checkers::from_pieces(pieces, side) else {
+            let Ok(pos) = Brazilian::from_pieces(pieces, side) else {
                 continue;
             };
             let mut moves = MoveList::new();

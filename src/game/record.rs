@@ -193,9 +193,9 @@ impl<G: Game> GameRecord<G> {
 mod tests {
     use super::*;
     use crate::game::MoveList;
-    use crate::game::checkers::Checkers;
+    use crate::game::brazilian::Brazilian;
 
-    fn play_all(record: &mut GameRecord<Checkers>, moves: &[&str]) {
+    fn play_all(record: &mut GameRecord<Brazilian>, moves: &[&str]) {
         for text in moves {
             let mv = record.position().parse_move(text).unwrap();
             record.play(mv);
@@ -205,7 +205,7 @@ mod tests {
     #[test]
     fn threefold_repetition_of_king_moves() {
         // The kings' diagonals never meet, so no capture is ever possible.
-        let pos = Checkers::parse_position("W:WK29:BK1").unwrap();
+        let pos = Brazilian::parse_position("W:WK29:BK1").unwrap();
         let mut record = GameRecord::new(pos);
         assert_eq!(record.status(), GameStatus::Ongoing);
         play_all(&mut record, &["29-25", "1-5", "25-29", "5-1"]);
@@ -226,7 +226,7 @@ mod tests {
 
     /// Extends the game by `plies` king moves that never repeat a position and never
     /// offer a capture (depth-first, backtracking); false if there is no such walk.
-    fn king_walk(record: &mut GameRecord<Checkers>, plies: u32) -> bool {
+    fn king_walk(record: &mut GameRecord<Brazilian>, plies: u32) -> bool {
         if plies == 0 {
             return true;
         }
@@ -251,7 +251,7 @@ mod tests {
 
     #[test]
     fn twenty_king_moves_each_draw() {
-        let pos = Checkers::parse_position("W:WK29,21:BK1,12").unwrap();
+        let pos = Brazilian::parse_position("W:WK29,21:BK1,12").unwrap();
         let mut record = GameRecord::new(pos);
         play_all(&mut record, &["21-17", "12-16"]);
         assert_eq!(record.quiet_plies(), 0);
@@ -288,7 +288,7 @@ mod tests {
 
     #[test]
     fn ply_cap_and_no_moves() {
-        let mut record = GameRecord::new(Checkers::start()).with_ply_cap(Some(2));
+        let mut record = GameRecord::new(Brazilian::start()).with_ply_cap(Some(2));
         play_all(&mut record, &["22-17", "11-15"]);
         assert_eq!(
             record.status(),
@@ -298,7 +298,7 @@ mod tests {
             }
         );
         // Black's man on h8 is blocked by White's men on g7 and f6.
-        let blocked = Checkers::parse_position("B:W8,11:B4").unwrap();
+        let blocked = Brazilian::parse_position("B:W8,11:B4").unwrap();
         assert_eq!(
             GameRecord::new(blocked).status(),
             GameStatus::Over {

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use super::Game;
-use super::checkers::Checkers;
+use super::brazilian::Brazilian;
 use super::kalah::{Kalah, KalahRules};
 use crate::eval::EvalGame;
 
@@ -18,7 +18,7 @@ pub enum GameSpec {
 }
 
 /// The names `--game` accepts before any options.
-pub const GAME_NAMES: [&str; 2] = [Checkers::NAME, Kalah::NAME];
+pub const GAME_NAMES: [&str; 2] = [Brazilian::NAME, Kalah::NAME];
 
 impl GameSpec {
     /// Reads `NAME` or `NAME:options`.
@@ -26,7 +26,7 @@ impl GameSpec {
         let text = text.trim();
         let (name, options) = text.split_once(':').unwrap_or((text, ""));
         match name {
-            Checkers::NAME => Checkers::parse_variant(options).map(|()| GameSpec::Brazilian),
+            Brazilian::NAME => Brazilian::parse_variant(options).map(|()| GameSpec::Brazilian),
             Kalah::NAME => Kalah::parse_variant(options).map(GameSpec::Kalah),
             _ => Err(format!(
                 "unknown game '{name}' (games: {})",
@@ -38,14 +38,14 @@ impl GameSpec {
     /// The game without its options (`brazilian`, `kalah`).
     pub fn family(self) -> &'static str {
         match self {
-            GameSpec::Brazilian => Checkers::NAME,
+            GameSpec::Brazilian => Brazilian::NAME,
             GameSpec::Kalah(_) => Kalah::NAME,
         }
     }
 
     /// The standard variant of the game owning the hand-made evaluator `name`.
     pub fn owner_of_builtin(name: &str) -> Option<GameSpec> {
-        if Checkers::builtin(name).is_some() {
+        if Brazilian::builtin(name).is_some() {
             return Some(GameSpec::Brazilian);
         }
         if Kalah::builtin(name).is_some() {
@@ -58,7 +58,7 @@ impl GameSpec {
 impl fmt::Display for GameSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            GameSpec::Brazilian => f.write_str(&Checkers::variant_name(())),
+            GameSpec::Brazilian => f.write_str(&Brazilian::variant_name(())),
             GameSpec::Kalah(rules) => f.write_str(&Kalah::variant_name(rules)),
         }
     }
@@ -71,7 +71,7 @@ macro_rules! with_game {
     ($spec:expr, $f:ident ( $($arg:expr),* $(,)? )) => {
         match $spec {
             $crate::game::GameSpec::Brazilian => {
-                $f::<$crate::game::checkers::Checkers>((), $($arg),*)
+                $f::<$crate::game::brazilian::Brazilian>((), $($arg),*)
             }
             $crate::game::GameSpec::Kalah(rules) => {
                 $f::<$crate::game::kalah::Kalah>(rules, $($arg),*)

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use super::notation;
 use super::protocol::{Input, Line, parse_line, read_line};
 use crate::arena::players::Player;
-use crate::game::checkers::Checkers;
+use crate::game::brazilian::Brazilian;
 use crate::game::{Game, GameRecord};
 use crate::search::{Limits, NodeCounts, SearchResult, WIN};
 
@@ -207,11 +207,11 @@ struct Info {
     depth: u32,
     score: i32,
     nodes: u64,
-    pv: Vec<<Checkers as Game>::Move>,
+    pv: Vec<<Brazilian as Game>::Move>,
 }
 
 impl Info {
-    fn read(&mut self, line: &Line, pos: &Checkers) {
+    fn read(&mut self, line: &Line, pos: &Brazilian) {
         if let Some(depth) = line.value("depth").and_then(|d| d.parse().ok()) {
             self.depth = depth;
         }
@@ -250,16 +250,16 @@ fn centi_units(men: f64) -> i32 {
     }
 }
 
-impl Player<Checkers> for HubClient {
+impl Player<Brazilian> for HubClient {
     fn new_game(&mut self) -> Result<(), String> {
         self.send("new-game")
     }
 
     fn think(
         &mut self,
-        record: &GameRecord<Checkers>,
+        record: &GameRecord<Brazilian>,
         limits: &Limits,
-    ) -> Result<SearchResult<Checkers>, String> {
+    ) -> Result<SearchResult<Brazilian>, String> {
         let started = Instant::now();
         let pos = *record.position();
         let moves: Vec<String> = record

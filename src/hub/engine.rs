@@ -20,14 +20,14 @@ use super::notation;
 use super::protocol::{Input, Line, parse_line, quote, read_line, whole_number};
 use super::time::{Budget, Level};
 use crate::eval::spec::{AnyEvaluator, EvalSpec, ModelWatch, Reload};
-use crate::game::checkers::{Checkers, Move};
+use crate::game::brazilian::{Brazilian, Move};
 use crate::game::{Game, GameRecord};
 use crate::search::time::{RealClock, TimeSource};
 use crate::search::{
     Iteration, Limits, MAX_PLY, SearchConfig, SearchResult, Searcher, Tablebase, WIN, WIN_THRESHOLD,
 };
 
-type HubSearcher = Searcher<Checkers, AnyEvaluator<Checkers>>;
+type HubSearcher = Searcher<Brazilian, AnyEvaluator<Brazilian>>;
 
 /// The one variant evalearn plays over Hub.
 pub const VARIANT: &str = "brazilian";
@@ -47,7 +47,7 @@ pub struct EngineOptions {
     /// Latency allowed for on every clock move.
     pub move_overhead: Duration,
     /// Endgame database of the search.
-    pub tablebase: Option<Arc<dyn Tablebase<Checkers>>>,
+    pub tablebase: Option<Arc<dyn Tablebase<Brazilian>>>,
     /// What opening the database found (problems, summary): sent as `info message=`
     /// lines after `init` (the engine writes nothing to stderr).
     pub notes: Vec<String>,
@@ -90,7 +90,7 @@ impl<W: Write> Output<W> {
 struct Running {
     id: u64,
     /// `None` once joined (a ponder result parked).
-    thread: Option<JoinHandle<(HubSearcher, SearchResult<Checkers>)>>,
+    thread: Option<JoinHandle<(HubSearcher, SearchResult<Brazilian>)>>,
     stop: Arc<AtomicBool>,
     /// After this time (on the session's clock) no new iteration starts; `None` while
     /// pondering.
@@ -101,7 +101,7 @@ struct Running {
     /// The time marks to start at `ponder-hit`.
     budget: Budget,
     /// A result that came while pondering, held for `ponder-hit` or `stop`.
-    parked: Option<SearchResult<Checkers>>,
+    parked: Option<SearchResult<Brazilian>>,
 }
 
 /// The engine between lines: options, position, level, and the searcher, which is here
@@ -113,7 +113,7 @@ struct Session<W: Write> {
     watch: Option<ModelWatch>,
     /// The clock the time marks are kept on (the searcher reads the same).
     time: Arc<dyn TimeSource>,
-    record: Result<GameRecord<Checkers>, String>,
+    record: Result<GameRecord<Brazilian>, String>,
     level: Level,
     running: Option<Running>,
     /// Searches started so far.
@@ -169,7 +169,7 @@ impl Engine {
 }
 
 fn new_searcher(
-    evaluator: AnyEvaluator<Checkers>,
+    evaluator: AnyEvaluator<Brazilian>,
     options: &EngineOptions,
     time: &Arc<dyn TimeSource>,
 ) -> HubSearcher {
@@ -179,8 +179,8 @@ fn new_searcher(
 }
 
 /// The evaluator `spec` names, with a watch on its file when it is a model.
-fn load_evaluator(spec: &EvalSpec) -> Result<(AnyEvaluator<Checkers>, Option<ModelWatch>), String> {
-    let (evaluator, header) = spec.load::<Checkers>().map_err(|e| e.to_string())?;
+fn load_evaluator(spec: &EvalSpec) -> Result<(AnyEvaluator<Brazilian>, Option<ModelWatch>), String> {
+    let (evaluator, header) = spec.load::<Brazilian>().map_err(|e| e.to_string())?;
     let watch = match (spec, header) {
         (EvalSpec::Model(path), Some(header)) => Some(ModelWatch::new(path, header.revision)),
         _ => None,
@@ -213,7 +213,7 @@ where
         searcher: Some(engine.searcher),
         watch: engine.watch,
         time: engine.time,
-        record: Ok(GameRecord::new(Checkers::start())),
+        record: Ok(GameRecord::new(Brazilian::start())),
         level: Level::default(),
         running: None,
         searches: 0,
@@ -297,7 +297,7 @@ impl<W: Write + Send + 'static> Session<W> {
                     self.out.error(&e)?;
                 }
             }
-            "new-game" => self.record = Ok(GameRecord::new(Checkers::start())),
+            "new-game" => self.record = Ok(GameRecord::new(Brazilian::start())),
             "pos" => {
                 self.record = read_position(&line);
                 if let Err(e) = &self.record {
@@ -416,7 +416,7 @@ impl<W: Write + Send + 'static> Session<W> {
         let (Some(watch), Some(searcher)) = (&mut self.watch, &mut self.searcher) else {
             return Ok(());
         };
-        match watch.check::<Checkers>() {
+        match watch.check::<Brazilian>() {
             Reload::Unchanged => Ok(()),
             Reload::Loaded(loaded) => {
                 let (evaluator, header) = *loaded;
@@ -487,7 +487,7 @@ impl<W: Write + Send + 'static> Session<W> {
             Ok(record) => record.clone(),
             Err(e) => return Err(format!("go: no valid position ({e})")),
         };
-        let mut list = <Checkers as Game>::Moves::default();
+        let mut list = <Brazilian as Game>::Moves::default();
         record.position().legal_moves(&mut list);
         if list.is_empty() {
             return Err("go: the side to move has no legal move".to_string());
@@ -503,7 +503,7 @@ impl<W: Write + Send + 'static> Session<W> {
     fn start_search(
         &mut self,
         mode: Mode,
-        record: GameRecord<Checkers>,
+        record: GameRecord<Brazilian>,
         level: &Level,
         budget: Budget,
     ) {
@@ -538,11 +538,11 @@ impl<W: Write + Send + 'static> Session<W> {
 
     fn spawn_search(
         &mut self,
-        record: GameRecord<Checkers>,
+        record: GameRecord<Brazilian>,
         limits: Limits,
         soft_mark: Arc<Mutex<Option<Duration>>>,
         stop: Arc<AtomicBool>,
-    ) -> JoinHandle<(HubSearcher, SearchResult<Checkers>)> {
+    ) -> JoinHandle<(HubSearcher, SearchResult<Brazilian>)> {
         let mut searcher = self.searcher.take().expect("no search runs yet");
         let out = self.out.clone();
         let events = self.events.clone();
@@ -655,7 +655,7 @@ impl Running {
 /// A `go` ready to search: the mode, the game, and the move when it is the only one.
 struct Go {
     mode: Mode,
-    record: GameRecord<Checkers>,
+    record: GameRecord<Brazilian>,
     only_move: Option<Move>,
 }
 
@@ -667,7 +667,7 @@ enum Mode {
 }
 
 /// Reads `pos [pos=POSITION] [moves="M1 M2 …"]`: the start position when `pos` is absent.
-fn read_position(line: &Line) -> Result<GameRecord<Checkers>, String> {
+fn read_position(line: &Line) -> Result<GameRecord<Brazilian>, String> {
     for arg in &line.args {
         if !["pos", "moves"].contains(&arg.name.as_str()) {
             return Err(format!(
@@ -678,7 +678,7 @@ fn read_position(line: &Line) -> Result<GameRecord<Checkers>, String> {
     }
     let start = match line.value("pos") {
         Some(text) => notation::parse_position(text).map_err(|e| format!("pos: {e}"))?,
-        None => Checkers::start(),
+        None => Brazilian::start(),
     };
     let mut record = GameRecord::new(start);
     let moves = line.value("moves").unwrap_or("");
@@ -705,7 +705,7 @@ fn score_text(score: i32) -> String {
     }
 }
 
-fn info_line(iteration: &Iteration<Checkers>) -> String {
+fn info_line(iteration: &Iteration<Brazilian>) -> String {
     let seconds = iteration.elapsed.as_secs_f64();
     let nodes = iteration.nodes.total();
     let mnps = if seconds > 0.0 {

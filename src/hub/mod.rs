@@ -10,7 +10,7 @@ pub mod time;
 
 use crate::arena::players::Player;
 use crate::game::Game;
-use crate::game::checkers::Checkers;
+use crate::game::brazilian::Brazilian;
 use crate::game::kalah::Kalah;
 
 /// Games an external Hub engine can play: Brazilian draughts only (Hub is a draughts
@@ -20,7 +20,7 @@ pub trait HubGame: Game {
     fn hub_player(command: &str) -> Result<Box<dyn Player<Self>>, String>;
 }
 
-impl HubGame for Checkers {
+impl HubGame for Brazilian {
     fn hub_player(command: &str) -> Result<Box<dyn Player<Self>>, String> {
         Ok(Box::new(client::HubClient::start(command)?))
     }

@@ -12,7 +12,7 @@
 use std::fmt;
 
 use crate::game::Game;
-use crate::game::checkers::{BLACK, Checkers, FenError, Move, Piece, Square, WHITE};
+use crate::game::brazilian::{BLACK, Brazilian, FenError, Move, Piece, Square, WHITE};
 
 /// Characters of a Hub position: the side to move and 32 squares.
 const POSITION_LEN: usize = 33;
@@ -68,7 +68,7 @@ impl fmt::Display for PositionError {
 impl std::error::Error for PositionError {}
 
 /// Reads a Hub position.
-pub fn parse_position(text: &str) -> Result<Checkers, PositionError> {
+pub fn parse_position(text: &str) -> Result<Brazilian, PositionError> {
     let count = text.chars().count();
     if count != POSITION_LEN {
         return Err(PositionError::Length { found: count });
@@ -101,11 +101,11 @@ pub fn parse_position(text: &str) -> Result<Checkers, PositionError> {
         };
         pieces.push((sq, piece));
     }
-    Checkers::from_pieces(pieces, side).map_err(PositionError::Illegal)
+    Brazilian::from_pieces(pieces, side).map_err(PositionError::Illegal)
 }
 
 /// Writes a position as Hub reads it.
-pub fn format_position(pos: &Checkers) -> String {
+pub fn format_position(pos: &Brazilian) -> String {
     let mut text = String::with_capacity(POSITION_LEN);
     text.push(if pos.side_to_move() == WHITE {
         'W'
@@ -180,7 +180,7 @@ impl std::error::Error for MoveError {}
 
 /// Reads a Hub move and finds it among the legal moves of `pos`. A capture given as
 /// `fromxto` alone is accepted when only one legal capture joins those squares.
-pub fn parse_move(pos: &Checkers, text: &str) -> Result<Move, MoveError> {
+pub fn parse_move(pos: &Brazilian, text: &str) -> Result<Move, MoveError> {
     let syntax = || MoveError::Syntax {
         text: text.chars().take(40).collect(),
     };
@@ -203,7 +203,7 @@ pub fn parse_move(pos: &Checkers, text: &str) -> Result<Move, MoveError> {
     }
     let (from, to) = (squares[0], squares[1]);
     let captured: u64 = squares[2..].iter().fold(0, |bits, sq| bits | sq.bit());
-    let mut list = <Checkers as Game>::Moves::default();
+    let mut list = <Brazilian as Game>::Moves::default();
     pos.legal_moves(&mut list);
     let mut found = list.iter().copied().filter(|mv| {
         mv.from() == from
@@ -248,9 +248,9 @@ mod tests {
     #[test]
     fn start_position_and_first_moves_match_pydraughts() {
         let pos = parse_position(START).unwrap();
-        assert_eq!(pos, Checkers::start());
+        assert_eq!(pos, Brazilian::start());
         assert_eq!(format_position(&pos), START);
-        let mut list = <Checkers as Game>::Moves::default();
+        let mut list = <Brazilian as Game>::Moves::default();
         pos.legal_moves(&mut list);
         let mut moves: Vec<String> = list.iter().map(|&m| format_move(m)).collect();
         moves.sort_by_key(|m| {
@@ -270,13 +270,13 @@ mod tests {
 
     #[test]
     fn every_move_of_random_games_round_trips_captures_in_any_order() {
-        let mut list = <Checkers as Game>::Moves::default();
+        let mut list = <Brazilian as Game>::Moves::default();
         let mut multi = 0;
         for game in 0..200 {
             let mut rng = crate::rng::stream(7, game);
             for plies in [10, 30, 50] {
                 let Some(pos) =
-                    crate::game::random_plies(Checkers::start(), plies, &mut rng, &mut list)
+                    crate::game::random_plies(Brazilian::start(), plies, &mut rng, &mut list)
                 else {
                     continue;
                 };
@@ -320,7 +320,7 @@ mod tests {
             parse_position(&bad),
             Err(PositionError::Illegal(_))
         ));
-        let pos = Checkers::start();
+        let pos = Brazilian::start();
         for text in [
             "", "9", "9-", "-13", "9-13-17", "a-b", "0-4", "9-33", "+9-13", "9x13",
         ] {

@@ -460,13 +460,13 @@ pub fn read<G: Game>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::checkers::Checkers;
+    use crate::game::brazilian::Brazilian;
 
     fn sample() -> Vec<u8> {
-        let start = Checkers::start();
+        let start = Brazilian::start();
         let mut moves = crate::game::MoveList::new();
         start.legal_moves(&mut moves);
-        let entries = vec![EntryFrame::<Checkers> {
+        let entries = vec![EntryFrame::<Brazilian> {
             position: start.pack(),
             moves: vec![MoveFrame {
                 mv: start.pack_move(moves[0]),
@@ -481,13 +481,13 @@ mod tests {
     fn round_trip_and_every_damage_is_named() {
         let path = Path::new("x.book");
         let bytes = sample();
-        let (header, entries) = decode::<Checkers>(&bytes, path, "brazilian").unwrap();
+        let (header, entries) = decode::<Brazilian>(&bytes, path, "brazilian").unwrap();
         assert_eq!(header.info, "test book");
         assert_eq!(entries.len(), 1);
         assert_eq!(entries[0].moves[0].weight, 3);
 
         for cut in 0..bytes.len() {
-            let err = decode::<Checkers>(&bytes[..cut], path, "brazilian").unwrap_err();
+            let err = decode::<Brazilian>(&bytes[..cut], path, "brazilian").unwrap_err();
             assert!(
                 matches!(
                     err,
@@ -500,23 +500,23 @@ mod tests {
         for i in 10..bytes.len() {
             let mut bad = bytes.clone();
             bad[i] ^= 0x20;
-            let err = decode::<Checkers>(&bad, path, "brazilian").unwrap_err();
+            let err = decode::<Brazilian>(&bad, path, "brazilian").unwrap_err();
             assert!(err.to_string().contains("x.book"), "{err}");
         }
         let mut bad = bytes.clone();
         bad[8] = 9;
         assert!(matches!(
-            decode::<Checkers>(&bad, path, "brazilian"),
+            decode::<Brazilian>(&bad, path, "brazilian"),
             Err(BookError::UnknownVersion { found: 9, .. })
         ));
         let mut long = bytes.clone();
         long.push(0);
         assert!(matches!(
-            decode::<Checkers>(&long, path, "brazilian"),
+            decode::<Brazilian>(&long, path, "brazilian"),
             Err(BookError::TrailingData { extra: 1, .. })
         ));
         assert!(matches!(
-            decode::<Checkers>(&bytes, path, "kalah"),
+            decode::<Brazilian>(&bytes, path, "kalah"),
             Err(BookError::WrongGame { .. })
         ));
     }
@@ -527,7 +527,7 @@ mod tests {
         let mut bad = sample();
         // The game-name length field.
         bad[10..14].copy_from_slice(&u32::MAX.to_le_bytes());
-        let err = decode::<Checkers>(&bad, path, "brazilian").unwrap_err();
+        let err = decode::<Brazilian>(&bad, path, "brazilian").unwrap_err();
         assert!(matches!(err, BookError::LengthOverCap { .. }), "{err}");
     }
 }

@@ -759,7 +759,7 @@ impl<G: EvalGame> Learner<G> for SamuelState {
 mod tests {
     use super::*;
     use crate::game::Game;
-    use crate::game::checkers::Checkers;
+    use crate::game::brazilian::Brazilian;
     use crate::game::kalah::Kalah;
 
     fn settings() -> SamuelSettings {
@@ -768,7 +768,7 @@ mod tests {
 
     #[test]
     fn copy_on_win_and_zero_after_three_losses() {
-        let mut state = SamuelState::new::<Checkers>();
+        let mut state = SamuelState::new::<Brazilian>();
         state.a.weights[3] = 5.0;
         state.a.weights[7] = -9.0;
         // A wins with White: B takes A's weights.
@@ -819,7 +819,7 @@ mod tests {
     }
 
     /// The pool features of a learnable position.
-    fn pool_features(pos: &Checkers, target: i32) -> Option<[i32; MAX_FEATURES]> {
+    fn pool_features(pos: &Brazilian, target: i32) -> Option<[i32; MAX_FEATURES]> {
         let mut f = [0; MAX_FEATURES];
         learning_features(pos, target, &mut f).then_some(f)
     }
@@ -827,16 +827,16 @@ mod tests {
     #[test]
     fn the_update_moves_the_static_value_towards_the_search_value() {
         // Men far apart: no capture pending, and the features are not all zero.
-        let pos = Checkers::parse_position("W:W17,21,22,23:B1,2,3").unwrap();
+        let pos = Brazilian::parse_position("W:W17,21,22,23:B1,2,3").unwrap();
         assert!(pos.is_quiet());
-        let mut weights = LinearWeights::zero::<Checkers>();
-        let before = Linear::<Checkers>::new(&weights).unwrap().evaluate(&pos);
+        let mut weights = LinearWeights::zero::<Brazilian>();
+        let before = Linear::<Brazilian>::new(&weights).unwrap().evaluate(&pos);
         let target = before + 150;
         let f = pool_features(&pos, target).unwrap();
         let s = settings();
         let error = update(&mut weights, pos.anchor(), &f, target, 0.005, s.error_clip);
         assert_eq!(error, 150.0);
-        let after = Linear::<Checkers>::new(&weights).unwrap().evaluate(&pos);
+        let after = Linear::<Brazilian>::new(&weights).unwrap().evaluate(&pos);
         assert!(
             after > before && after < target,
             "{before} → {after} (target {target})"
@@ -847,7 +847,7 @@ mod tests {
         }
         // Decided values and positions with a capture pending are not learned from.
         assert!(pool_features(&pos, WIN_THRESHOLD).is_none());
-        let capture = Checkers::parse_position("W:W22:B18").unwrap();
+        let capture = Brazilian::parse_position("W:W22:B18").unwrap();
         assert!(pool_features(&capture, 0).is_none());
     }
 
@@ -886,9 +886,9 @@ mod tests {
 
     #[test]
     fn the_least_correlated_active_feature_makes_way_for_the_reserve_head() {
-        let mut state = SamuelState::new::<Checkers>();
+        let mut state = SamuelState::new::<Brazilian>();
         assert_eq!(replace_least_useful(&mut state, 100), None, "no data yet");
-        let n = feature_count::<Checkers>();
+        let n = feature_count::<Brazilian>();
         // Every feature perfectly correlated except active feature 5 (value 1 in both a
         // win and a loss: r = 0); it carries a weight, which is cleared.
         for i in 0..n {
@@ -902,10 +902,10 @@ mod tests {
         assert!(state.a.is_active(head) && !state.a.is_active(5));
         assert_eq!(usize::from(*state.a.reserve.last().unwrap()), 5);
         assert_eq!(state.a.weights[5], 0.0);
-        assert_eq!(state.a.active.len(), Checkers::ACTIVE);
+        assert_eq!(state.a.active.len(), Brazilian::ACTIVE);
         let r = state.a.replaced[0];
         assert_eq!((r.game, r.removed, usize::from(r.added)), (100, 5, head));
-        state.a.validate::<Checkers>().unwrap();
+        state.a.validate::<Brazilian>().unwrap();
         // The correlations restart.
         assert!(
             state
@@ -917,7 +917,7 @@ mod tests {
 
     #[test]
     fn the_model_is_the_best_selected_weights() {
-        let openings = [Checkers::start()];
+        let openings = [Brazilian::start()];
         let play = SamuelPlay {
             limits: Limits::depth(1),
             exploration: None,
@@ -933,7 +933,7 @@ mod tests {
         s.select_every = 2;
         s.select_games = 2;
         s.select_depth = 3;
-        let mut state = SamuelState::new::<Checkers>();
+        let mut state = SamuelState::new::<Brazilian>();
         let stop = AtomicBool::new(false);
         let mut controls = SamuelControls::plain();
         let report = iteration(&mut state, &s, &play, &mut controls, 0, 6, &stop, || {}).unwrap();
@@ -947,7 +947,7 @@ mod tests {
         assert_eq!(best.game, 2 * (first as u64 + 1));
         assert_eq!(state.model(), &best.weights);
         // The match depends on the weights alone.
-        let zero = LinearWeights::zero::<Checkers>();
+        let zero = LinearWeights::zero::<Brazilian>();
         assert_eq!(selection_score(&best.weights, &zero, &s, &play), best.score);
     }
 

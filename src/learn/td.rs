@@ -652,23 +652,23 @@ mod tests {
     use crate::eval::td::{active_inputs, centi_units, exp};
     use crate::eval::{EVAL_LIMIT, Evaluator};
     use crate::game::Game;
-    use crate::game::checkers::Checkers;
-    use crate::game::checkers::encoding::SIDE_INPUT;
+    use crate::game::brazilian::Brazilian;
+    use crate::game::brazilian::encoding::SIDE_INPUT;
 
-    const INPUTS: usize = <Checkers as Inputs>::INPUTS;
+    const INPUTS: usize = <Brazilian as Inputs>::INPUTS;
     use crate::game::MoveList;
 
-    fn pos(fen: &str) -> Checkers {
-        Checkers::parse_position(fen).unwrap()
+    fn pos(fen: &str) -> Brazilian {
+        Brazilian::parse_position(fen).unwrap()
     }
 
     /// Positions from seeded random play, every position of `games` games.
-    fn random_positions(seed: u64, games: u64) -> Vec<Checkers> {
+    fn random_positions(seed: u64, games: u64) -> Vec<Brazilian> {
         let mut out = Vec::new();
         let mut moves = MoveList::new();
         for game in 0..games {
             let mut rng = crate::rng::stream(seed, game);
-            let mut p = Checkers::start();
+            let mut p = Brazilian::start();
             for _ in 0..150 {
                 p.legal_moves(&mut moves);
                 if moves.is_empty() {
@@ -693,9 +693,9 @@ mod tests {
             active_inputs(&pos("W:WK1:BK32")),
             vec![32, 96 + 31, SIDE_INPUT]
         );
-        let start = active_inputs(&Checkers::start());
+        let start = active_inputs(&Brazilian::start());
         assert_eq!(start.len(), 25);
-        let x = encode(&Checkers::start());
+        let x = encode(&Brazilian::start());
         assert_eq!(x.sum(), 25.0);
         assert!(start.iter().all(|&i| x[i] == 1.0));
     }
@@ -735,7 +735,7 @@ mod tests {
         const H: usize = 4;
         for phases in [1, 3] {
             // Larger weights than the initial ones, so every term of the gradient matters.
-            let mut w = Mlp::<Checkers>::new_random_phased(H, phases, 7).weights();
+            let mut w = Mlp::<Brazilian>::new_random_phased(H, phases, 7).weights();
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
             for v in w.w1.iter_mut().chain(&mut w.b1).chain(&mut w.w2) {
                 *v = rng.random_range(-1.0..1.0);
@@ -743,10 +743,10 @@ mod tests {
             for (phase, b) in w.b2.iter_mut().enumerate() {
                 *b = 0.3 - 0.2 * phase as f32;
             }
-            let mlp = Mlp::<Checkers>::from_weights(&w).unwrap();
+            let mlp = Mlp::<Brazilian>::from_weights(&w).unwrap();
             let base = flat(&w);
             let positions = [
-                Checkers::start(),
+                Brazilian::start(),
                 pos("B:W21,22,K30:B1,K2,9"),
                 pos("W:W13,14,21,K6:B5,K29,18"),
                 pos("W:W21,22,23,25,26,27:B1,2,3,5,9,11"),
@@ -782,7 +782,7 @@ mod tests {
     #[test]
     fn draughts_phases_bucket_the_pieces_on_the_board() {
         use crate::eval::td::phase_bucket;
-        let start = Checkers::start();
+        let start = Brazilian::start();
         assert_eq!(start.phase(1), 0);
         assert_eq!(start.phase(2), 1);
         assert_eq!(start.phase(4), 3);
@@ -822,13 +822,13 @@ mod tests {
     #[test]
     fn fast_evaluator_equals_the_forward_pass_with_phases() {
         let positions = random_positions(12, 30);
-        let mut w = Mlp::<Checkers>::new_random_phased(DEFAULT_HIDDEN, 4, 5).weights();
+        let mut w = Mlp::<Brazilian>::new_random_phased(DEFAULT_HIDDEN, 4, 5).weights();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(8);
         for v in w.w2.iter_mut() {
             *v = rng.random_range(-2.0..2.0);
         }
         w.b2 = vec![0.5, -0.25, 0.1, 0.0];
-        let mlp = Mlp::<Checkers>::from_weights(&w).unwrap();
+        let mlp = Mlp::<Brazilian>::from_weights(&w).unwrap();
         let fast = mlp.evaluator();
         assert_eq!(fast.phases(), 4);
         let mut seen = [0; 4];
@@ -849,7 +849,7 @@ mod tests {
             one.w2 = w.head(phase).to_vec();
             one.b2 = vec![w.b2[phase]];
             assert_eq!(
-                TdEvaluator::<Checkers>::from_weights(&one)
+                TdEvaluator::<Brazilian>::from_weights(&one)
                     .unwrap()
                     .evaluate(p),
                 value
@@ -861,10 +861,10 @@ mod tests {
     /// A TD episode over positions of one phase leaves the other heads as they were.
     #[test]
     fn episodes_train_only_their_phases_heads() {
-        let mut mlp = Mlp::<Checkers>::new_random_phased(8, 4, 2);
+        let mut mlp = Mlp::<Brazilian>::new_random_phased(8, 4, 2);
         let before = mlp.clone();
         let leaves = [
-            Checkers::start(),
+            Brazilian::start(),
             pos("B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"),
         ];
         assert!(leaves.iter().all(|p| mlp.phase_of(p) == 3));
@@ -877,8 +877,8 @@ mod tests {
         assert_ne!(mlp.w1(), before.w1());
         // One phase draws the same initial weights as the one-output network, and a
         // phased network starts with equal heads.
-        let one = Mlp::<Checkers>::new_random(8, 2);
-        assert_eq!(one, Mlp::<Checkers>::new_random_phased(8, 1, 2));
+        let one = Mlp::<Brazilian>::new_random(8, 2);
+        assert_eq!(one, Mlp::<Brazilian>::new_random_phased(8, 1, 2));
         for phase in 0..4 {
             assert_eq!(before.w2().row(phase), one.w2().row(0));
         }
@@ -890,12 +890,12 @@ mod tests {
         let positions = random_positions(11, 40);
         assert!(positions.len() >= 1000, "{} positions", positions.len());
         for scale in [1.0f32, 8.0] {
-            let mut w = Mlp::<Checkers>::new_random(DEFAULT_HIDDEN, 5).weights();
+            let mut w = Mlp::<Brazilian>::new_random(DEFAULT_HIDDEN, 5).weights();
             for v in w.w1.iter_mut().chain(&mut w.w2) {
                 *v *= scale;
             }
             w.b2 = vec![0.25];
-            let mlp = Mlp::<Checkers>::from_weights(&w).unwrap();
+            let mlp = Mlp::<Brazilian>::from_weights(&w).unwrap();
             let fast = mlp.evaluator();
             let mut spread = 0;
             for p in &positions {
@@ -941,21 +941,21 @@ mod tests {
 
     #[test]
     fn weights_round_trip_through_json() {
-        let mlp = Mlp::<Checkers>::new_random(6, 1);
+        let mlp = Mlp::<Brazilian>::new_random(6, 1);
         let w = mlp.weights();
         let text = serde_json::to_string(&w).unwrap();
         let back: MlpWeights = serde_json::from_str(&text).unwrap();
         assert_eq!(back, w);
-        let again = Mlp::<Checkers>::from_weights(&back).unwrap();
+        let again = Mlp::<Brazilian>::from_weights(&back).unwrap();
         assert_eq!(again, mlp);
-        let p = Checkers::start();
+        let p = Brazilian::start();
         assert_eq!(again.output(&p), mlp.output(&p));
     }
 
     #[test]
     fn corrupt_weights_are_rejected() {
-        let good = Mlp::<Checkers>::new_random(4, 2).weights();
-        assert!(good.validate::<Checkers>().is_ok());
+        let good = Mlp::<Brazilian>::new_random(4, 2).weights();
+        assert!(good.validate::<Brazilian>().is_ok());
         let mut bad: Vec<MlpWeights> = Vec::new();
         let mut w = good.clone();
         w.w1.pop();
@@ -998,10 +998,10 @@ mod tests {
         let mut w = good.clone();
         w.b2.push(0.0);
         bad.push(w);
-        let mut w = Mlp::<Checkers>::new_random_phased(4, 2, 2).weights();
+        let mut w = Mlp::<Brazilian>::new_random_phased(4, 2, 2).weights();
         w.w2.pop();
         bad.push(w);
-        let mut w = Mlp::<Checkers>::new_random_phased(4, 8, 2).weights();
+        let mut w = Mlp::<Brazilian>::new_random_phased(4, 8, 2).weights();
         w.phases = 9;
         w.w2.extend([0.0; 4]);
         w.b2.push(0.0);
@@ -1013,14 +1013,14 @@ mod tests {
         w.features = "samuel-v1".into();
         bad.push(w);
         for w in bad {
-            assert!(w.validate::<Checkers>().is_err(), "{w:?}");
-            assert!(Mlp::<Checkers>::from_weights(&w).is_err());
-            assert!(TdEvaluator::<Checkers>::from_weights(&w).is_err());
+            assert!(w.validate::<Brazilian>().is_err(), "{w:?}");
+            assert!(Mlp::<Brazilian>::from_weights(&w).is_err());
+            assert!(TdEvaluator::<Brazilian>::from_weights(&w).is_err());
         }
         let short_json = r#"{"features":"board-onehot-129","hidden":1,"phases":1,"w1":[],
             "b1":[0],"w2":[0],"b2":[0]}"#;
         let w: MlpWeights = serde_json::from_str(short_json).unwrap();
-        assert!(Mlp::<Checkers>::from_weights(&w).is_err());
+        assert!(Mlp::<Brazilian>::from_weights(&w).is_err());
     }
 
     /// Model files written before output heads existed (payload [`MlpWeightsV1`]) load as
@@ -1032,7 +1032,7 @@ mod tests {
         use crate::io::model::{ModelHeader, save_model};
         let dir = std::env::temp_dir().join(format!("evalearn-td-layouts-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let mlp = Mlp::<Checkers>::new_random(6, 3);
+        let mlp = Mlp::<Brazilian>::new_random(6, 3);
         let w = mlp.weights();
         let old = MlpWeightsV1 {
             features: w.features.clone(),
@@ -1042,7 +1042,7 @@ mod tests {
             w2: w.w2.clone(),
             b2: w.b2[0],
         };
-        let mut header = ModelHeader::new("brazilian", td::KIND, Checkers::INPUT_SET_ID);
+        let mut header = ModelHeader::new("brazilian", td::KIND, Brazilian::INPUT_SET_ID);
         let old_path = dir.join("old.bin");
         save_model(&old_path, &mut header, &old).unwrap();
         let (_, loaded) = load_weights(&old_path, Some("brazilian")).unwrap();
@@ -1050,13 +1050,13 @@ mod tests {
         assert_eq!(loaded.phases, 1);
         let p = pos("W:W13,14,21,K6:B5,K29,18");
         assert_eq!(
-            TdEvaluator::<Checkers>::from_weights(&loaded)
+            TdEvaluator::<Brazilian>::from_weights(&loaded)
                 .unwrap()
                 .evaluate(&p),
             mlp.evaluator().evaluate(&p)
         );
 
-        let phased = Mlp::<Checkers>::new_random_phased(6, 3, 4).weights();
+        let phased = Mlp::<Brazilian>::new_random_phased(6, 3, 4).weights();
         let new_path = dir.join("new.bin");
         save_model(&new_path, &mut header, &phased).unwrap();
         assert_eq!(
@@ -1078,7 +1078,7 @@ mod tests {
         let lost_white = pos("W:W:B12,K20");
         let lost_black = pos("B:W21,K30:B");
         assert!(!lost_white.has_legal_move() && !lost_black.has_legal_move());
-        let mlp = Mlp::<Checkers>::new_random(4, 1);
+        let mlp = Mlp::<Brazilian>::new_random(4, 1);
         assert_eq!(leaf_value(&mlp, &lost_white), 0.0);
         assert_eq!(leaf_value(&mlp, &lost_black), 1.0);
         assert!(leaf_prediction(&mlp, &lost_black).1.is_none());
@@ -1096,7 +1096,7 @@ mod tests {
 
     #[test]
     fn empty_episode_changes_nothing() {
-        let mut mlp = Mlp::<Checkers>::new_random(4, 9);
+        let mut mlp = Mlp::<Brazilian>::new_random(4, 9);
         let before = mlp.clone();
         let report = td_lambda_episode(&mut mlp, &[], 1.0, 0.7, 0.1);
         assert_eq!(report.steps, 0);
@@ -1201,7 +1201,7 @@ mod tests {
         let w3 = axpy(&w2, alpha * d3, &e3);
 
         let payload = |w: &[f64]| MlpWeights {
-            features: Checkers::INPUT_SET_ID.into(),
+            features: Brazilian::INPUT_SET_ID.into(),
             hidden: H,
             w1: w[..B1].iter().map(|&v| v as f32).collect(),
             b1: w[B1..W2].iter().map(|&v| v as f32).collect(),
@@ -1209,7 +1209,7 @@ mod tests {
             b2: vec![w[B2] as f32],
             phases: 1,
         };
-        let mut mlp = Mlp::<Checkers>::from_weights(&payload(&w0)).unwrap();
+        let mut mlp = Mlp::<Brazilian>::from_weights(&payload(&w0)).unwrap();
         let report = td_lambda_episode(&mut mlp, &leaves, z as f32, lambda as f32, alpha as f32);
         assert_eq!(report.steps, 3);
         assert!((f64::from(report.first_prediction) - y1).abs() < 1e-6);

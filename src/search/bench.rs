@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use super::{Limits, NodeCounts, SearchConfig, SearchResult, Searcher};
 use crate::eval::Evaluator;
 use crate::game::Game;
-use crate::game::checkers::Checkers;
+use crate::game::brazilian::Brazilian;
 use crate::game::kalah::Kalah;
 
 /// Transposition table of the bench, in MiB.
@@ -21,7 +21,7 @@ pub trait Bench: Game {
     const BENCH_DEPTH: u32;
 }
 
-impl Bench for Checkers {
+impl Bench for Brazilian {
     const BENCH_POSITIONS: &'static [&'static str] = &POSITIONS;
     const BENCH_DEPTH: u32 = 14;
 }
@@ -75,7 +75,7 @@ pub const KALAH_POSITIONS: [&str; 37] = [
 ];
 
 /// Depth `evalearn bench` searches draughts to unless told otherwise.
-pub const DEFAULT_DEPTH: u32 = <Checkers as Bench>::BENCH_DEPTH;
+pub const DEFAULT_DEPTH: u32 = <Brazilian as Bench>::BENCH_DEPTH;
 
 /// The draughts bench: the start position, 12 openings and 12 middlegames from engine
 /// games (material evaluator, depth 6, random first plies), and 10 endings with kings.
@@ -164,7 +164,7 @@ mod tests {
     fn bench_positions_are_legal_and_varied() {
         let mut with_kings = 0;
         for fen in POSITIONS {
-            let pos = Checkers::parse_position(fen).unwrap();
+            let pos = Brazilian::parse_position(fen).unwrap();
             assert!(pos.has_legal_move(), "{fen}");
             with_kings += usize::from(pos.king_bits() != 0);
         }
@@ -173,8 +173,8 @@ mod tests {
 
     #[test]
     fn bench_signature_is_stable() {
-        let a = run::<Checkers, _>(Material, 8, 4, |_, _, _| {});
-        let b = run::<Checkers, _>(Material, 8, 4, |_, _, _| {});
+        let a = run::<Brazilian, _>(Material, 8, 4, |_, _, _| {});
+        let b = run::<Brazilian, _>(Material, 8, 4, |_, _, _| {});
         assert_eq!(a.nodes, b.nodes);
         assert!(a.nodes.main > 0 && a.nodes.quiescence > 0);
     }

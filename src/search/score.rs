@@ -134,25 +134,25 @@ pub fn format_score<G: Game>(score: i32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::checkers::Checkers;
+    use crate::game::brazilian::Brazilian;
     use crate::game::kalah::Kalah;
 
     #[test]
     fn draughts_endings_count_plies_as_before() {
-        assert_eq!(end_score::<Checkers>(1, 7), WIN - 7);
-        assert_eq!(end_score::<Checkers>(-1, 8), -(WIN - 8));
+        assert_eq!(end_score::<Brazilian>(1, 7), WIN - 7);
+        assert_eq!(end_score::<Brazilian>(-1, 8), -(WIN - 8));
         assert_eq!(
-            ending::<Checkers>(WIN - 7),
+            ending::<Brazilian>(WIN - 7),
             Some(Ending {
                 margin: 1,
                 plies: 7
             })
         );
-        assert_eq!(shift_distance::<Checkers>(WIN - 7, 3), WIN - 10);
-        assert_eq!(shift_distance::<Checkers>(-(WIN - 7), -3), -(WIN - 4));
-        assert_eq!(shift_distance::<Checkers>(150, 3), 150);
-        assert_eq!(format_score::<Checkers>(WIN - 7), "win in 7");
-        assert_eq!(format_score::<Checkers>(-125), "-1.25 men");
+        assert_eq!(shift_distance::<Brazilian>(WIN - 7, 3), WIN - 10);
+        assert_eq!(shift_distance::<Brazilian>(-(WIN - 7), -3), -(WIN - 4));
+        assert_eq!(shift_distance::<Brazilian>(150, 3), 150);
+        assert_eq!(format_score::<Brazilian>(WIN - 7), "win in 7");
+        assert_eq!(format_score::<Brazilian>(-125), "-1.25 men");
     }
 
     #[test]

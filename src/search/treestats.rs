@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use super::{Limits, NodeCounts, SearchConfig, Searcher, Tablebase};
 use crate::eval::Material;
-use crate::game::checkers::Checkers;
+use crate::game::brazilian::Brazilian;
 use crate::game::{Game, MoveList, Side, random_plies};
 use crate::rng;
 
@@ -46,7 +46,7 @@ pub fn thesis_figure(algo: &str, depth: u32) -> Option<u64> {
 /// `6 + i mod 35` uniformly random legal plies from the start, drawn from its own stream;
 /// a game that ends before that is drawn again from the next stream. Positions are thus
 /// spread evenly over the ply counts, and any prefix of the list is as well.
-pub fn random_positions(count: usize, seed: u64) -> Vec<Checkers> {
+pub fn random_positions(count: usize, seed: u64) -> Vec<Brazilian> {
     let span = (LAST_PLIES - FIRST_PLIES + 1) as usize;
     let mut moves = MoveList::new();
     (0..count)
@@ -55,7 +55,7 @@ pub fn random_positions(count: usize, seed: u64) -> Vec<Checkers> {
             (0u64..)
                 .find_map(|attempt| {
                     let mut rng = rng::stream(seed, (i as u64) << 16 | attempt);
-                    random_plies(Checkers::start(), plies, &mut rng, &mut moves)
+                    random_plies(Brazilian::start(), plies, &mut rng, &mut moves)
                         .filter(Game::has_legal_move)
                 })
                 .expect("some random game lasts long enough")
@@ -76,14 +76,14 @@ pub fn random_endgame_positions(
     count: usize,
     seed: u64,
     pieces: RangeInclusive<u32>,
-) -> Vec<Checkers> {
+) -> Vec<Brazilian> {
     let mut moves = MoveList::new();
     (0..count)
         .map(|i| {
             (0u64..)
                 .find_map(|attempt| {
                     let mut rng = rng::stream(seed, (i as u64) << 16 | attempt);
-                    let mut pos = Checkers::start();
+                    let mut pos = Brazilian::start();
                     for _ in 0..ENDGAME_PLY_LIMIT {
                         let (w, b) = (
                             piece_count(&pos, Side::First),
@@ -102,7 +102,7 @@ pub fn random_endgame_positions(
         .collect()
 }
 
-fn piece_count(pos: &Checkers, side: Side) -> u32 {
+fn piece_count(pos: &Brazilian, side: Side) -> u32 {
     let (men, kings) = pos.count(side);
     men + kings
 }
@@ -121,11 +121,11 @@ pub struct Cell {
 /// time) on the rayon pool, probing `tablebase` if given; `on_done` is called after each
 /// position. The result does not depend on the number of threads.
 pub fn measure(
-    positions: &[Checkers],
+    positions: &[Brazilian],
     config: SearchConfig,
     depth: u32,
     tt_mib: usize,
-    tablebase: Option<&Arc<dyn Tablebase<Checkers>>>,
+    tablebase: Option<&Arc<dyn Tablebase<Brazilian>>>,
     on_done: &(dyn Fn() + Sync),
 ) -> Cell {
     // One searcher (and table) per chunk of positions, not per position.

@@ -195,12 +195,12 @@ pub(super) async fn blocking<T: Send + 'static>(
 
 async fn info(State(app): State<App>) -> Response {
     let config = app.config();
-    let squares: Vec<Value> = crate::game::checkers::Square::all()
+    let squares: Vec<Value> = crate::game::brazilian::Square::all()
         .map(|sq| json!({ "n": sq.number(), "file": sq.file(), "rank": sq.rank() }))
         .collect();
     axum::Json(json!({
         "version": env!("CARGO_PKG_VERSION"),
-        "games": [game_info::<crate::game::checkers::Checkers>(), game_info::<crate::game::kalah::Kalah>()],
+        "games": [game_info::<crate::game::brazilian::Brazilian>(), game_info::<crate::game::kalah::Kalah>()],
         "models_folder": config.models.is_some(),
         "runs_folder": config.runs.is_some(),
         "limits": {

@@ -18,7 +18,7 @@ use super::api::ApiError;
 use crate::cli::CliGame;
 use crate::cli::play::{HumanSide, MoveInput, game_tags};
 use crate::eval::spec::{AnyEvaluator, EvalSpec, ModelWatch, Reload};
-use crate::game::checkers::{Checkers, Piece, Square};
+use crate::game::brazilian::{Brazilian, Piece, Square};
 use crate::game::kalah::{Kalah, PITS};
 use crate::game::{Game, GameRecord, GameSpec, GameStatus, Outcome, SavedGame, Side};
 use crate::io::model::ModelHeader;
@@ -38,7 +38,7 @@ pub(super) trait WebGame: CliGame {
     fn tablebase(config: &Config) -> Option<Arc<dyn Tablebase<Self>>>;
 }
 
-impl WebGame for Checkers {
+impl WebGame for Brazilian {
     /// `pieces[n - 1]` is what stands on square n: `w`, `W` (king), `b`, `B` or null.
     fn board(&self) -> Value {
         let pieces: Vec<Value> = Square::all()
@@ -57,7 +57,7 @@ impl WebGame for Checkers {
     /// the person clicks them, and offers the captured pieces when two moves share both
     /// ends.
     fn legal(&self) -> Value {
-        let mut moves = <Checkers as Game>::Moves::default();
+        let mut moves = <Brazilian as Game>::Moves::default();
         self.legal_moves(&mut moves);
         Value::Array(
             moves

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use crate::game::checkers::Checkers;
+use crate::game::brazilian::Brazilian;
 use crate::search::Tablebase;
 use crate::search::time::TimeSource;
 
@@ -52,7 +52,7 @@ pub struct Config {
     /// How often a watched metrics file is looked at.
     pub poll_interval: Duration,
     /// Endgame database of the draughts searchers.
-    pub draughts_tablebase: Option<Arc<dyn Tablebase<Checkers>>>,
+    pub draughts_tablebase: Option<Arc<dyn Tablebase<Brazilian>>>,
 }
 
 impl Default for Config {

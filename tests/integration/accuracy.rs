@@ -10,8 +10,8 @@ use evalearn::arena::perfect::{PerfectGame, parse_spec};
 use evalearn::arena::players::{Contender, Player};
 use evalearn::eval::kalah::KalahEval;
 use evalearn::eval::{Evaluator, Material as MaterialEval};
-use evalearn::game::checkers::Checkers;
-use evalearn::game::checkers::egdb::Egdb;
+use evalearn::game::brazilian::Brazilian;
+use evalearn::game::brazilian::egdb::Egdb;
 use evalearn::game::kalah::solve::Solver;
 use evalearn::game::kalah::solve::cache::{CachedSolver, SolvedCache};
 use evalearn::game::kalah::{A, B, Kalah, KalahRules};
@@ -54,8 +54,8 @@ fn direct_figures<G: Game, E: Evaluator<G> + Clone>(
 #[test]
 fn three_kings_against_one_won_off_the_diagonal_and_drawn_on_it() {
     let egdb = &database(4).1;
-    let won = Checkers::parse_position("W:WK29,K30,K31:BK5").unwrap();
-    let drawn = Checkers::parse_position("W:WK6,K7,K28:BK29").unwrap();
+    let won = Brazilian::parse_position("W:WK29,K30,K31:BK5").unwrap();
+    let drawn = Brazilian::parse_position("W:WK6,K7,K28:BK29").unwrap();
     let won_case = draughts::case_of(egdb.as_ref(), &won).unwrap();
     let drawn_case = draughts::case_of(egdb.as_ref(), &drawn).unwrap();
     assert_eq!(won_case.value, 1);
@@ -93,8 +93,8 @@ fn three_kings_against_one_won_off_the_diagonal_and_drawn_on_it() {
 #[derive(Clone)]
 struct Oracle(Arc<Egdb>);
 
-impl Evaluator<Checkers> for Oracle {
-    fn evaluate(&self, pos: &Checkers) -> i32 {
+impl Evaluator<Brazilian> for Oracle {
+    fn evaluate(&self, pos: &Brazilian) -> i32 {
         10_000 * draughts::value_of(self.0.probe(pos).expect("inside the database"))
     }
     fn name(&self) -> String {
@@ -186,17 +186,17 @@ fn perfect_players_move_exactly() {
     assert_eq!(parse_spec("material"), None);
 
     let egdb = Arc::clone(&database(4).1);
-    let tablebase: Arc<dyn Tablebase<Checkers>> = egdb.clone();
-    let perfect = Checkers::perfect((), Some(tablebase), None, 1, &mut |_| {}).unwrap();
+    let tablebase: Arc<dyn Tablebase<Brazilian>> = egdb.clone();
+    let perfect = Brazilian::perfect((), Some(tablebase), None, 1, &mut |_| {}).unwrap();
     let mut player = perfect.player(1).unwrap();
-    let won = Checkers::parse_position("W:WK29,K30,K31:BK5").unwrap();
+    let won = Brazilian::parse_position("W:WK29,K30,K31:BK5").unwrap();
     let mv = player
         .think(&GameRecord::new(won), &Limits::depth(1))
         .unwrap()
         .best_move
         .unwrap();
     assert_eq!(draughts::value_of(egdb.probe(&won.play(mv)).unwrap()), -1);
-    assert!(Checkers::perfect((), None, None, 1, &mut |_| {}).is_err());
+    assert!(Brazilian::perfect((), None, None, 1, &mut |_| {}).is_err());
 
     let rules = KalahRules {
         stones: 1,

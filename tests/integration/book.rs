@@ -9,7 +9,7 @@ use common::{evalearn, evalearn_ok, temp_dir};
 use std::path::{Path, PathBuf};
 
 use evalearn::book::Book;
-use evalearn::game::checkers::{Checkers, pdn};
+use evalearn::game::brazilian::{Brazilian, pdn};
 use evalearn::game::kalah::Kalah;
 use evalearn::game::{Game, MoveList};
 use evalearn::io::dataset::Dataset;
@@ -67,7 +67,7 @@ fn build_is_the_same_on_one_and_two_threads_and_reads_back() {
     build_book(&one, &["--threads", "1", "--force"]);
     assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
 
-    let book = Book::<Checkers>::read(&one, ()).unwrap();
+    let book = Book::<Brazilian>::read(&one, ()).unwrap();
     assert_eq!(book.len(), 60);
     assert!(
         book.info().contains("depth 3, margin 30"),
@@ -82,10 +82,10 @@ fn build_is_the_same_on_one_and_two_threads_and_reads_back() {
     let info = String::from_utf8(evalearn_ok(&["book", "info", s(&one)]).stdout).unwrap();
     assert!(info.contains("positions    60"), "{info}");
     assert!(info.contains("game         brazilian"), "{info}");
-    let start_moves = book.probe(&Checkers::start()).unwrap();
+    let start_moves = book.probe(&Brazilian::start()).unwrap();
     let probe = String::from_utf8(evalearn_ok(&["book", "probe", s(&one)]).stdout).unwrap();
     assert_eq!(probe.lines().count(), start_moves.len(), "{probe}");
-    let start = Checkers::start();
+    let start = Brazilian::start();
     assert!(probe.contains(&start.format_move(start_moves[0].mv)));
     let elsewhere = "W:W31,32:B1,2";
     let out = evalearn_ok(&["book", "probe", s(&one), "--fen", elsewhere]);
@@ -221,7 +221,7 @@ fn damaged_book_files_are_refused_with_status_2() {
     // Every cut of the file is refused, by the library as by the commands above.
     for cut in 0..bytes.len() {
         std::fs::write(&truncated, &bytes[..cut]).unwrap();
-        let err = Book::<Checkers>::read(&truncated, ())
+        let err = Book::<Brazilian>::read(&truncated, ())
             .unwrap_err()
             .to_string();
         assert!(err.contains("truncated.book"), "cut {cut}: {err}");
@@ -230,16 +230,16 @@ fn damaged_book_files_are_refused_with_status_2() {
 }
 
 /// The move numbers of the first game of a PDN text.
-fn first_game_moves(path: &Path) -> Vec<<Checkers as Game>::Move> {
+fn first_game_moves(path: &Path) -> Vec<<Brazilian as Game>::Move> {
     let games = pdn::read_games(&std::fs::read_to_string(path).unwrap()).unwrap();
     games[0].moves.clone()
 }
 
 /// The number of plies from the start that follow `book`.
 fn plies_in_book(
-    book: &Book<Checkers>,
-    start: Checkers,
-    moves: &[<Checkers as Game>::Move],
+    book: &Book<Brazilian>,
+    start: Brazilian,
+    moves: &[<Brazilian as Game>::Move],
 ) -> usize {
     let mut pos = start;
     let mut plies = 0;
@@ -258,7 +258,7 @@ fn play_follows_the_book() {
     let dir = temp_dir("book-play");
     let path = dir.join("b.book");
     build_book(&path, &[]);
-    let book = Book::<Checkers>::read(&path, ()).unwrap();
+    let book = Book::<Brazilian>::read(&path, ()).unwrap();
     let saved = dir.join("game.pdn");
     let out = evalearn_ok(&[
         "play",
@@ -275,9 +275,9 @@ fn play_follows_the_book() {
     assert!(text.contains("[book, score"), "{text}");
     let moves = first_game_moves(&saved);
     // The engine left the book only where the book had no moves.
-    let followed = plies_in_book(&book, Checkers::start(), &moves);
+    let followed = plies_in_book(&book, Brazilian::start(), &moves);
     assert!(followed >= 2, "{followed}");
-    let mut pos = Checkers::start();
+    let mut pos = Brazilian::start();
     for &mv in &moves[..followed] {
         pos = pos.play(mv);
     }
@@ -316,7 +316,7 @@ fn match_openings_and_a_book_side_do_not_depend_on_threads() {
     let dir = temp_dir("book-match");
     let path = dir.join("b.book");
     build_book(&path, &[]);
-    let book = Book::<Checkers>::read(&path, ()).unwrap();
+    let book = Book::<Brazilian>::read(&path, ()).unwrap();
 
     // Openings from the book: every game starts at a book line, each twice.
     let extra = ["--book", s(&path), "--book-plies", "2"];
@@ -344,7 +344,7 @@ fn match_openings_and_a_book_side_do_not_depend_on_threads() {
     assert_eq!(text, std::fs::read_to_string(&pdn_two).unwrap());
     assert!(one["a"].as_str().unwrap().contains("book"), "{}", one["a"]);
     let games = pdn::read_games(&text).unwrap();
-    let start = Checkers::start();
+    let start = Brazilian::start();
     let mut openings = std::collections::HashSet::new();
     for game in games.iter().step_by(2) {
         // A is White in the first game of each pair.
@@ -361,7 +361,7 @@ fn selfplay_games_follow_the_book_whatever_the_threads() {
     let dir = temp_dir("book-selfplay");
     let path = dir.join("b.book");
     build_book(&path, &[]);
-    let book = Book::<Checkers>::read(&path, ()).unwrap();
+    let book = Book::<Brazilian>::read(&path, ()).unwrap();
     let run = |name: &str, threads: &str| {
         let out = dir.join(name);
         evalearn_ok(&[
@@ -386,8 +386,8 @@ fn selfplay_games_follow_the_book_whatever_the_threads() {
     let one = run("one.ds", "1");
     let two = run("two.ds", "2");
     assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
-    let data = Dataset::<Checkers>::read(&one, Some(Checkers::NAME)).unwrap();
-    let start = Checkers::start();
+    let data = Dataset::<Brazilian>::read(&one, Some(Brazilian::NAME)).unwrap();
+    let start = Brazilian::start();
     let mut first_moves = std::collections::HashSet::new();
     for game in &data.games {
         assert_eq!(game.positions[0], start);
@@ -428,10 +428,10 @@ fn build_from_a_dataset_weighs_its_moves() {
     let path = dir.join("b.book");
     let report = build_book(&path, &["--dataset", s(&data), "--min-games", "2"]);
     assert!(report.contains("book:"), "{report}");
-    let book = Book::<Checkers>::read(&path, ()).unwrap();
+    let book = Book::<Brazilian>::read(&path, ()).unwrap();
     assert!(book.info().contains("12 games used"), "{}", book.info());
-    let games = Dataset::<Checkers>::read(&data, None).unwrap().games;
-    let start = Checkers::start();
+    let games = Dataset::<Brazilian>::read(&data, None).unwrap().games;
+    let start = Brazilian::start();
     for m in book.probe(&start).unwrap() {
         let played = games.iter().filter(|g| g.moves[0] == m.mv).count() as u32;
         assert_eq!(m.weight, 1 + played);
@@ -468,9 +468,9 @@ fn build_from_a_dataset_weighs_its_moves() {
 #[test]
 fn the_shipped_book_reads_and_opens_the_game() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/brazilian.book");
-    let book = Book::<Checkers>::read(&path, ()).unwrap_or_else(|e| panic!("{e}"));
+    let book = Book::<Brazilian>::read(&path, ()).unwrap_or_else(|e| panic!("{e}"));
     assert!(book.info().contains("models/td.bin"), "{}", book.info());
-    let start = Checkers::start();
+    let start = Brazilian::start();
     let moves = book.probe(&start).unwrap();
     let mut legal = MoveList::new();
     start.legal_moves(&mut legal);

@@ -188,8 +188,8 @@ pub fn save_linear(
     header: &mut evalearn::io::model::ModelHeader,
     weight: f32,
 ) {
-    use evalearn::game::checkers::Checkers;
-    let mut weights = evalearn::eval::linear::LinearWeights::zero::<Checkers>();
+    use evalearn::game::brazilian::Brazilian;
+    let mut weights = evalearn::eval::linear::LinearWeights::zero::<Brazilian>();
     weights.weights.iter_mut().for_each(|w| *w = weight);
     evalearn::io::model::save_model(path, header, &weights).unwrap();
 }
@@ -198,9 +198,9 @@ pub fn save_linear(
 pub fn linear_header() -> evalearn::io::model::ModelHeader {
     use evalearn::game::Game;
     evalearn::io::model::ModelHeader::new(
-        evalearn::game::checkers::Checkers::NAME,
+        evalearn::game::brazilian::Brazilian::NAME,
         evalearn::eval::linear::KIND,
-        evalearn::game::checkers::features::FEATURE_SET_ID,
+        evalearn::game::brazilian::features::FEATURE_SET_ID,
     )
 }
 

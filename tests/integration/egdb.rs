@@ -7,8 +7,8 @@ use std::sync::{Arc, OnceLock};
 
 use evalearn::arena::engine_game::{GameRules, play_engine_game};
 use evalearn::eval::Material as MaterialEval;
-use evalearn::game::checkers::Checkers;
-use evalearn::game::checkers::egdb::{Egdb, Material, SliceIndex, build};
+use evalearn::game::brazilian::Brazilian;
+use evalearn::game::brazilian::egdb::{Egdb, Material, SliceIndex, build};
 use evalearn::game::{ExactValue, Game, MoveList, Outcome, Side};
 use evalearn::rng;
 use evalearn::search::{Limits, SearchConfig, Searcher, Tablebase, WIN_THRESHOLD};
@@ -176,9 +176,9 @@ fn damaged_files_are_named_and_the_engine_plays_on() {
 /// generator alone, then valued level by level (lost in 0 without moves; won in `d` if a
 /// move reaches a position lost in `d − 1`; lost in `d` if every move reaches a won
 /// position and the longest is won in `d − 1`); what is never valued is a draw.
-fn solve_naively(roots: &[Checkers]) -> HashMap<Checkers, ExactValue> {
-    let mut ids: HashMap<Checkers, u32> = HashMap::new();
-    let mut states: Vec<Checkers> = Vec::new();
+fn solve_naively(roots: &[Brazilian]) -> HashMap<Brazilian, ExactValue> {
+    let mut ids: HashMap<Brazilian, u32> = HashMap::new();
+    let mut states: Vec<Brazilian> = Vec::new();
     let mut children: Vec<Vec<u32>> = Vec::new();
     for &root in roots {
         if let std::collections::hash_map::Entry::Vacant(slot) = ids.entry(root) {
@@ -296,8 +296,8 @@ fn an_independent_solver_agrees_on_every_small_position_and_thousands_of_four_pi
 }
 
 /// Plays `start` to its end with the engine and the database on both sides.
-fn play_out(start: Checkers, egdb: &Arc<Egdb>) -> (Outcome, usize) {
-    let tablebase: Arc<dyn Tablebase<Checkers>> = egdb.clone();
+fn play_out(start: Brazilian, egdb: &Arc<Egdb>) -> (Outcome, usize) {
+    let tablebase: Arc<dyn Tablebase<Brazilian>> = egdb.clone();
     let mut searcher =
         Searcher::new(MaterialEval, SearchConfig::FULL, 1).with_tablebase(Some(tablebase));
     let mut rng = rng::stream(1, 0);
@@ -315,7 +315,7 @@ fn play_out(start: Checkers, egdb: &Arc<Egdb>) -> (Outcome, usize) {
 #[test]
 fn search_plays_the_fastest_win_and_scores_database_nodes_exactly() {
     let (_, egdb) = database(4);
-    let tablebase: Arc<dyn Tablebase<Checkers>> = egdb.clone();
+    let tablebase: Arc<dyn Tablebase<Brazilian>> = egdb.clone();
     let mut rng = rng::stream(5, 5);
     let index = SliceIndex::new(Material::new(0, 3, 0, 1));
     let mut checked = 0;
@@ -341,7 +341,7 @@ fn search_plays_the_fastest_win_and_scores_database_nodes_exactly() {
     }
     // Six pieces, not in the database, where every capture leads into it: the search
     // sees the exact result below the root.
-    let pos = Checkers::parse_position("W:WK29,K30,22:BK4,18,K12").unwrap();
+    let pos = Brazilian::parse_position("W:WK29,K30,22:BK4,18,K12").unwrap();
     let mut searcher =
         Searcher::new(MaterialEval, SearchConfig::FULL, 1).with_tablebase(Some(tablebase));
     let result = searcher.search_position(&pos, &Limits::depth(2));
@@ -380,7 +380,7 @@ fn classic_endings_are_played_to_their_theoretical_result() {
         ("W:WK29,K30,27:BK5", 1),
     ];
     for (fen, expected) in endings {
-        let pos = Checkers::parse_position(fen).unwrap();
+        let pos = Brazilian::parse_position(fen).unwrap();
         for start in [pos, pos.mirrored()] {
             let value = egdb.probe(&start).unwrap();
             let mover = start.side_to_move();

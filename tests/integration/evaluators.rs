@@ -11,13 +11,13 @@ use evalearn::eval::Evaluator;
 use evalearn::eval::linear::{self, Linear, LinearWeights};
 use evalearn::eval::spec::{EvalSpec, LoadError};
 use evalearn::game::Game;
-use evalearn::game::checkers::Checkers;
-use evalearn::game::checkers::features::FEATURE_SET_ID;
+use evalearn::game::brazilian::Brazilian;
+use evalearn::game::brazilian::features::FEATURE_SET_ID;
 use evalearn::io::model::{ModelError, ModelHeader, save_model};
 use evalearn::search::treestats::random_positions;
 
 fn some_weights() -> LinearWeights {
-    let mut weights = LinearWeights::zero::<Checkers>();
+    let mut weights = LinearWeights::zero::<Brazilian>();
     for (i, w) in weights.weights.iter_mut().enumerate() {
         *w = (i as f32 * 7.3).sin() * 20.0;
     }
@@ -29,15 +29,15 @@ fn a_linear_model_round_trips_through_its_file() {
     let dir = temp_dir("linear");
     let path = dir.join("linear.bin");
     let weights = some_weights();
-    let mut header = ModelHeader::new(Checkers::NAME, linear::KIND, FEATURE_SET_ID);
+    let mut header = ModelHeader::new(Brazilian::NAME, linear::KIND, FEATURE_SET_ID);
     header.meta.seed = 42;
     save_model(&path, &mut header, &weights).unwrap();
 
-    let (loaded, loaded_header) = EvalSpec::Model(path.clone()).load::<Checkers>().unwrap();
+    let (loaded, loaded_header) = EvalSpec::Model(path.clone()).load::<Brazilian>().unwrap();
     let loaded_header = loaded_header.unwrap();
     assert_eq!(loaded_header.revision, 1);
     assert_eq!(loaded_header.meta.seed, 42);
-    let original = Linear::<Checkers>::new(&weights).unwrap();
+    let original = Linear::<Brazilian>::new(&weights).unwrap();
     for pos in random_positions(500, 11) {
         assert_eq!(loaded.evaluate(&pos), original.evaluate(&pos));
     }
@@ -49,7 +49,7 @@ fn mismatched_model_files_are_rejected_with_the_reason() {
     let dir = temp_dir("mismatch");
     let load = |path: &PathBuf| {
         EvalSpec::Model(path.clone())
-            .load::<Checkers>()
+            .load::<Brazilian>()
             .unwrap_err()
     };
 
@@ -62,14 +62,14 @@ fn mismatched_model_files_are_rejected_with_the_reason() {
     ));
 
     let unknown = dir.join("unknown.bin");
-    let mut header = ModelHeader::new(Checkers::NAME, "mystery", FEATURE_SET_ID);
+    let mut header = ModelHeader::new(Brazilian::NAME, "mystery", FEATURE_SET_ID);
     save_model(&unknown, &mut header, &some_weights()).unwrap();
     assert!(matches!(load(&unknown), LoadError::UnknownKind { .. }));
 
     let short = dir.join("short.bin");
     let mut weights = some_weights();
     weights.weights.truncate(3);
-    let mut header = ModelHeader::new(Checkers::NAME, linear::KIND, FEATURE_SET_ID);
+    let mut header = ModelHeader::new(Brazilian::NAME, linear::KIND, FEATURE_SET_ID);
     save_model(&short, &mut header, &weights).unwrap();
     assert!(matches!(load(&short), LoadError::Invalid { .. }));
 
@@ -89,7 +89,7 @@ fn mismatched_model_files_are_rejected_with_the_reason() {
 fn model_info_explains_a_file_and_rejects_a_broken_one() {
     let dir = temp_dir("info");
     let path = dir.join("m.bin");
-    let mut header = ModelHeader::new(Checkers::NAME, linear::KIND, FEATURE_SET_ID);
+    let mut header = ModelHeader::new(Brazilian::NAME, linear::KIND, FEATURE_SET_ID);
     header.meta.config = "learner = \"samuel\"".to_string();
     header.meta.games = 1234;
     save_model(&path, &mut header, &some_weights()).unwrap();

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use evalearn::eval::Material as MaterialEval;
 use evalearn::eval::kalah::KalahEval;
-use evalearn::game::checkers::Checkers;
-use evalearn::game::checkers::egdb::{Material, SliceIndex};
+use evalearn::game::brazilian::Brazilian;
+use evalearn::game::brazilian::egdb::{Material, SliceIndex};
 use evalearn::game::kalah::solve::Solver;
 use evalearn::game::kalah::{Kalah, KalahRules};
 use evalearn::game::{ExactValue, Game};
@@ -83,7 +83,7 @@ fn analyse_says_a_loses_the_ending_it_cannot_avoid() {
 #[test]
 fn draughts_search_never_contradicts_the_endgame_database() {
     let (_, egdb) = crate::egdb::database(4);
-    let tablebase: Arc<dyn Tablebase<Checkers>> = egdb.clone();
+    let tablebase: Arc<dyn Tablebase<Brazilian>> = egdb.clone();
     let mut rng = rng::stream(28, 1);
     let mut plain = Searcher::new(MaterialEval, SearchConfig::FULL, 4);
     let mut seen = [0u32; 3];
@@ -102,7 +102,7 @@ fn draughts_search_never_contradicts_the_endgame_database() {
             }
             let truth = egdb.probe(&pos).unwrap();
             let result = plain.search_position(&pos, &Limits::depth(8));
-            match (ending::<Checkers>(result.score), truth) {
+            match (ending::<Brazilian>(result.score), truth) {
                 (None, _) => {}
                 (Some(e), ExactValue::Win(d)) => {
                     assert!(e.margin > 0 && e.plies >= d, "{pos:?}: {e:?} vs {truth:?}")

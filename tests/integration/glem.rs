@@ -7,15 +7,15 @@ use evalearn::arena::openings::random_openings;
 use evalearn::eval::glem::{self, Atoms, Glem, GlemModel};
 use evalearn::eval::{EVAL_LIMIT, Evaluator, Material};
 use evalearn::game::Game;
-use evalearn::game::checkers::Checkers;
+use evalearn::game::brazilian::Brazilian;
 use evalearn::io::dataset::DatasetGame;
 use evalearn::learn::glem::{FitParams, mine, samples_from_games};
 use evalearn::rng;
 use evalearn::search::{Limits, SearchConfig, Searcher};
 
 /// Self-play games of the material evaluator at depth 3 with softmax exploration.
-fn self_play(games: usize, seed: u64) -> Vec<DatasetGame<Checkers>> {
-    let openings = random_openings(Checkers::start(), games, 6, seed).unwrap();
+fn self_play(games: usize, seed: u64) -> Vec<DatasetGame<Brazilian>> {
+    let openings = random_openings(Brazilian::start(), games, 6, seed).unwrap();
     let mut searcher = Searcher::new(Material, SearchConfig::default(), 1);
     openings
         .iter()
@@ -49,15 +49,15 @@ fn glem_learns_from_self_play() {
     assert!(samples.iter().all(|s| s.position.is_quiet()));
     assert!(samples.iter().all(|s| (0.0..=1.0).contains(&s.target)));
 
-    let positions: Vec<Checkers> = samples.iter().map(|s| s.position).collect();
+    let positions: Vec<Brazilian> = samples.iter().map(|s| s.position).collect();
     let configurations = mine(&positions, &default_regions(), 20, 3);
     assert!(configurations.len() > 1000, "{}", configurations.len());
-    let model = GlemModel::new::<Checkers>(
+    let model = GlemModel::new::<Brazilian>(
         default_regions(),
         configurations,
-        Checkers::default_phases(),
+        Brazilian::default_phases(),
     );
-    model.validate::<Checkers>().unwrap();
+    model.validate::<Brazilian>().unwrap();
 
     let params = FitParams {
         epochs: 40,
@@ -81,12 +81,12 @@ fn glem_learns_from_self_play() {
             .count()
             < 5
     );
-    trained.validate::<Checkers>().unwrap();
+    trained.validate::<Brazilian>().unwrap();
 
     // The model file payload survives a round trip and compiles from outside.
     let text = serde_json::to_string(&trained).unwrap();
     let loaded: GlemModel = serde_json::from_str(&text).unwrap();
-    let glem = Glem::<Checkers>::new(&loaded).unwrap();
+    let glem = Glem::<Brazilian>::new(&loaded).unwrap();
     assert_eq!(glem.name(), glem::KIND);
 
     // It agrees with the material evaluator on the sign of clear material imbalances.
@@ -106,7 +106,7 @@ fn glem_learns_from_self_play() {
 
     // And it drives a search.
     let mut searcher = Searcher::new(glem.clone(), SearchConfig::default(), 1);
-    let result = searcher.search_position(&Checkers::start(), &Limits::depth(6));
+    let result = searcher.search_position(&Brazilian::start(), &Limits::depth(6));
     assert!(result.best_move.is_some());
     assert!(result.score.abs() < EVAL_LIMIT);
 }
@@ -115,10 +115,10 @@ fn glem_learns_from_self_play() {
 fn remining_keeps_what_was_learned() {
     let games = self_play(40, 7);
     let samples = samples_from_games(&games, 0.0, None);
-    let positions: Vec<Checkers> = samples.iter().map(|s| s.position).collect();
+    let positions: Vec<Brazilian> = samples.iter().map(|s| s.position).collect();
     let first = mine(&positions[..positions.len() / 2], &default_regions(), 10, 3);
     let mut model =
-        GlemModel::new::<Checkers>(default_regions(), first, Checkers::default_phases());
+        GlemModel::new::<Brazilian>(default_regions(), first, Brazilian::default_phases());
     model.fit(
         &samples,
         &FitParams {
@@ -128,7 +128,7 @@ fn remining_keeps_what_was_learned() {
     );
     let second = mine(&positions, &default_regions(), 10, 3);
     let grown = model.with_configurations(second);
-    grown.validate::<Checkers>().unwrap();
+    grown.validate::<Brazilian>().unwrap();
     for (c, &w) in model.configurations.iter().zip(&model.weights[1]) {
         if let Some(i) = grown.configurations.iter().position(|d| d == c) {
             assert_eq!(grown.weights[1][i], w);

@@ -9,8 +9,8 @@ use evalearn::eval::glem::{
     atom_values, logistic,
 };
 use evalearn::eval::{EVAL_LIMIT, Evaluator};
-use evalearn::game::checkers::Checkers;
-use evalearn::game::checkers::encoding::{EMPTY, OPPONENT_KING, OPPONENT_MAN, OWN_KING, OWN_MAN};
+use evalearn::game::brazilian::Brazilian;
+use evalearn::game::brazilian::encoding::{EMPTY, OPPONENT_KING, OPPONENT_MAN, OWN_KING, OWN_MAN};
 use evalearn::game::{EndReason, Game, MoveList, Outcome, Side};
 use evalearn::io::dataset::DatasetGame;
 use evalearn::learn::glem::{FitParams, FitReport, SEARCH_SCALE, Sample, mine, samples_from_games};
@@ -21,7 +21,7 @@ use rand::{RngExt, SeedableRng};
 /// A copy of `model` fitted on a pool of `threads` threads, with its report.
 pub fn fit_on_threads(
     model: &GlemModel,
-    samples: &[Sample<Checkers>],
+    samples: &[Sample<Brazilian>],
     params: &FitParams,
     threads: usize,
 ) -> (GlemModel, FitReport) {
@@ -37,33 +37,33 @@ pub fn fit_on_threads(
 }
 
 pub fn default_regions() -> Vec<Region> {
-    <Checkers as Atoms>::default_regions()
+    <Brazilian as Atoms>::default_regions()
 }
 
 fn default_phases() -> Phases {
-    Checkers::default_phases()
+    Brazilian::default_phases()
 }
 
-fn square_values(p: &Checkers) -> [i8; MAX_SLOTS] {
+fn square_values(p: &Brazilian) -> [i8; MAX_SLOTS] {
     atom_values(p)
 }
 
-fn pos(fen: &str) -> Checkers {
-    Checkers::parse_position(fen).unwrap()
+fn pos(fen: &str) -> Brazilian {
+    Brazilian::parse_position(fen).unwrap()
 }
 
 /// Positions of seeded random games (every position, kings included), restarting
 /// after a finished game or 150 plies.
-fn random_positions(seed: u64, count: usize) -> Vec<Checkers> {
+fn random_positions(seed: u64, count: usize) -> Vec<Brazilian> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut moves = MoveList::new();
     let mut out = Vec::with_capacity(count);
-    let mut p = Checkers::start();
+    let mut p = Brazilian::start();
     let mut ply = 0;
     while out.len() < count {
         p.legal_moves(&mut moves);
         if moves.is_empty() || ply >= 150 {
-            p = Checkers::start();
+            p = Brazilian::start();
             ply = 0;
             continue;
         }
@@ -78,7 +78,7 @@ fn random_positions(seed: u64, count: usize) -> Vec<Checkers> {
 /// enumerating all patterns over {values, *}; a pattern found in several regions
 /// belongs to the first.
 fn brute_force(
-    positions: &[Checkers],
+    positions: &[Brazilian],
     regions: &[Region],
     n: usize,
     max_atoms: usize,
@@ -123,7 +123,7 @@ fn sorted(mut configs: Vec<Configuration>) -> Vec<Configuration> {
 
 /// Six tiny positions; the sixth is the first with colours swapped (Black to move),
 /// so it looks the same from the side to move.
-fn tiny_positions() -> Vec<Checkers> {
+fn tiny_positions() -> Vec<Brazilian> {
     [
         "W:W21,22,25:B1",
         "W:W21,25,26:B1",
@@ -241,7 +241,7 @@ fn random_model(seed: u64, phases: Phases) -> GlemModel {
         region: 0,
         atoms: vec![Atom::new(26, EMPTY), Atom::new(30, OPPONENT_MAN)],
     });
-    let mut model = GlemModel::new::<Checkers>(default_regions(), configs, phases);
+    let mut model = GlemModel::new::<Brazilian>(default_regions(), configs, phases);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0xABCD);
     for row in &mut model.weights {
         for w in row.iter_mut() {
@@ -249,14 +249,14 @@ fn random_model(seed: u64, phases: Phases) -> GlemModel {
         }
     }
     model.scale = 137.0;
-    model.validate::<Checkers>().unwrap();
+    model.validate::<Brazilian>().unwrap();
     model
 }
 
 #[test]
 fn compiled_tables_agree_with_the_definition() {
     let model = random_model(7, default_phases());
-    let glem = model.compile::<Checkers>();
+    let glem = model.compile::<Brazilian>();
     let positions = random_positions(99, 1500);
     let regions = model.regions.len();
     for p in &positions {
@@ -296,17 +296,17 @@ fn compiled_tables_agree_with_the_definition() {
 fn evaluation_is_clamped() {
     let positions = random_positions(3, 500);
     let configs = mine(&positions, &default_regions(), 1, 1);
-    let mut model = GlemModel::new::<Checkers>(default_regions(), configs, Phases::single());
+    let mut model = GlemModel::new::<Brazilian>(default_regions(), configs, Phases::single());
     for w in &mut model.weights[0] {
         *w = 50.0;
     }
-    let glem = model.compile::<Checkers>();
-    assert_eq!(glem.evaluate(&Checkers::start()), EVAL_LIMIT);
+    let glem = model.compile::<Brazilian>();
+    assert_eq!(glem.evaluate(&Brazilian::start()), EVAL_LIMIT);
     for w in &mut model.weights[0] {
         *w = -50.0;
     }
     assert_eq!(
-        model.compile::<Checkers>().evaluate(&Checkers::start()),
+        model.compile::<Brazilian>().evaluate(&Brazilian::start()),
         -EVAL_LIMIT
     );
 }
@@ -314,7 +314,7 @@ fn evaluation_is_clamped() {
 #[test]
 fn a_position_and_its_colour_swapped_mirror_evaluate_the_same() {
     let model = random_model(11, default_phases());
-    let glem = model.compile::<Checkers>();
+    let glem = model.compile::<Brazilian>();
     for p in random_positions(5, 1000) {
         let m = p.mirrored();
         assert_ne!(p.side_to_move(), m.side_to_move());
@@ -352,13 +352,13 @@ fn square_values_follow_the_side_to_move() {
 #[test]
 fn phases() {
     let phases = default_phases();
-    phases.validate::<Checkers>().unwrap();
+    phases.validate::<Brazilian>().unwrap();
     let got: Vec<usize> = [0, 2, 5, 6, 10, 11, 15, 16, 24]
         .iter()
         .map(|&n| phases.phase_of(n))
         .collect();
     assert_eq!(got, vec![0, 0, 0, 1, 1, 2, 2, 3, 3]);
-    assert_eq!(phases.phase_of_position(&Checkers::start()), 3);
+    assert_eq!(phases.phase_of_position(&Brazilian::start()), 3);
     assert_eq!(Phases::single().phase_of(24), 0);
     for bad in [
         vec![],
@@ -371,7 +371,7 @@ fn phases() {
             Phases {
                 starts: bad.clone()
             }
-            .validate::<Checkers>()
+            .validate::<Brazilian>()
             .is_err(),
             "{bad:?}"
         );
@@ -384,7 +384,7 @@ fn default_regions_are_valid_and_cover_the_board() {
     assert_eq!(regions.len(), 14);
     let mut covered = 0u32;
     for r in &regions {
-        r.validate::<Checkers>().unwrap();
+        r.validate::<Brazilian>().unwrap();
         for &s in &r.squares {
             covered |= 1 << (s - 1);
         }
@@ -393,14 +393,14 @@ fn default_regions_are_valid_and_cover_the_board() {
     assert_eq!(regions[0].squares, (25..=32).collect::<Vec<u8>>());
     assert_eq!(regions[6].squares, (1..=8).collect::<Vec<u8>>());
     assert_eq!(regions[7].squares, vec![1, 5, 9, 13, 17, 21, 25, 29]);
-    let model = GlemModel::new::<Checkers>(regions, Vec::new(), default_phases());
-    assert_eq!(model.table_entries::<Checkers>(), 4 * 3_648_125);
-    assert_eq!(model.compile::<Checkers>().table_bytes(), 2 * 4 * 3_648_125);
+    let model = GlemModel::new::<Brazilian>(regions, Vec::new(), default_phases());
+    assert_eq!(model.table_entries::<Brazilian>(), 4 * 3_648_125);
+    assert_eq!(model.compile::<Brazilian>().table_bytes(), 2 * 4 * 3_648_125);
 }
 
 /// Synthetic samples: random positions, target from the material balance plus a
 /// deterministic perturbation.
-fn synthetic_samples(seed: u64, count: usize) -> Vec<Sample<Checkers>> {
+fn synthetic_samples(seed: u64, count: usize) -> Vec<Sample<Brazilian>> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     random_positions(seed, count)
         .into_iter()
@@ -422,9 +422,9 @@ fn synthetic_samples(seed: u64, count: usize) -> Vec<Sample<Checkers>> {
 #[test]
 fn fit_lowers_the_loss_and_does_not_depend_on_threads() {
     let samples = synthetic_samples(21, 6000);
-    let positions: Vec<Checkers> = samples.iter().map(|s| s.position).collect();
+    let positions: Vec<Brazilian> = samples.iter().map(|s| s.position).collect();
     let configs = mine(&positions, &default_regions(), 10, 3);
-    let model = GlemModel::new::<Checkers>(default_regions(), configs, default_phases());
+    let model = GlemModel::new::<Brazilian>(default_regions(), configs, default_phases());
     let params = FitParams {
         epochs: 30,
         ..FitParams::default()
@@ -445,7 +445,7 @@ fn fit_lowers_the_loss_and_does_not_depend_on_threads() {
         report.loss_after
     );
     // It learned material: a man more is better.
-    let glem = one.compile::<Checkers>();
+    let glem = one.compile::<Brazilian>();
     let up = pos("W:W21,22,23:B10,11");
     let down = pos("W:W21,22:B9,10,11");
     assert!(glem.evaluate(&up) > glem.evaluate(&down));
@@ -458,9 +458,9 @@ fn fit_lowers_the_loss_and_does_not_depend_on_threads() {
 #[test]
 fn fit_survives_a_learning_rate_far_too_large() {
     let samples = synthetic_samples(23, 3000);
-    let positions: Vec<Checkers> = samples.iter().map(|s| s.position).collect();
+    let positions: Vec<Brazilian> = samples.iter().map(|s| s.position).collect();
     let configs = mine(&positions, &default_regions(), 10, 3);
-    let mut model = GlemModel::new::<Checkers>(default_regions(), configs, default_phases());
+    let mut model = GlemModel::new::<Brazilian>(default_regions(), configs, default_phases());
     let params = FitParams {
         epochs: 30,
         learning_rate: 10.0,
@@ -471,17 +471,17 @@ fn fit_survives_a_learning_rate_far_too_large() {
     assert!(report.learning_rate < 10.0);
     assert!(report.loss_after < report.loss_before);
     assert!(report.epoch_losses.iter().all(|l| l.is_finite()));
-    model.validate::<Checkers>().unwrap();
+    model.validate::<Brazilian>().unwrap();
 }
 
 #[test]
 fn the_evaluator_is_shareable() {
     fn check<T: Clone + Send + Sync + 'static>() {}
-    check::<Glem<Checkers>>();
+    check::<Glem<Brazilian>>();
     check::<GlemModel>();
-    let glem = random_model(29, Phases::single()).compile::<Checkers>();
+    let glem = random_model(29, Phases::single()).compile::<Brazilian>();
     let copy = glem.clone();
-    let p = Checkers::start();
+    let p = Brazilian::start();
     assert_eq!(
         std::thread::spawn(move || copy.evaluate(&p))
             .join()
@@ -492,11 +492,11 @@ fn the_evaluator_is_shareable() {
 
 #[test]
 fn fit_on_nothing_does_nothing() {
-    let mut model = GlemModel::new::<Checkers>(default_regions(), Vec::new(), default_phases());
-    let report = model.fit::<Checkers>(&[], &FitParams::default());
+    let mut model = GlemModel::new::<Brazilian>(default_regions(), Vec::new(), default_phases());
+    let report = model.fit::<Brazilian>(&[], &FitParams::default());
     assert_eq!(report.loss_before, 0.0);
     assert!(report.epoch_losses.is_empty());
-    assert_eq!(model.loss::<Checkers>(&[]), 0.0);
+    assert_eq!(model.loss::<Brazilian>(&[]), 0.0);
 }
 
 #[test]
@@ -509,7 +509,7 @@ fn with_configurations_keeps_the_weights_of_common_configurations() {
     };
     assert!(!model.configurations.contains(&new_config));
     let next = model.with_configurations(vec![new_config, keep]);
-    next.validate::<Checkers>().unwrap();
+    next.validate::<Brazilian>().unwrap();
     for p in 0..model.phases.count() {
         assert_eq!(next.weights[p], vec![0.0, model.weights[p][3]]);
     }
@@ -522,8 +522,8 @@ fn json_round_trip() {
     let text = serde_json::to_string(&model).unwrap();
     let back: GlemModel = serde_json::from_str(&text).unwrap();
     assert_eq!(back, model);
-    back.validate::<Checkers>().unwrap();
-    let (a, b) = (model.compile::<Checkers>(), Glem::new(&back).unwrap());
+    back.validate::<Brazilian>().unwrap();
+    let (a, b) = (model.compile::<Brazilian>(), Glem::new(&back).unwrap());
     for p in random_positions(1, 200) {
         assert_eq!(a.evaluate(&p), b.evaluate(&p));
     }
@@ -532,7 +532,7 @@ fn json_round_trip() {
 #[test]
 fn validate_rejects_corrupt_models() {
     let good = random_model(19, default_phases());
-    good.validate::<Checkers>().unwrap();
+    good.validate::<Brazilian>().unwrap();
     type Corrupt = fn(&mut GlemModel);
     let cases: Vec<(&str, Corrupt)> = vec![
         ("feature set", |m| m.features = "other".into()),
@@ -586,8 +586,8 @@ fn validate_rejects_corrupt_models() {
     for (name, corrupt) in cases {
         let mut m = good.clone();
         corrupt(&mut m);
-        assert!(m.validate::<Checkers>().is_err(), "{name} accepted");
-        assert!(Glem::<Checkers>::new(&m).is_err(), "{name} compiled");
+        assert!(m.validate::<Brazilian>().is_err(), "{name} accepted");
+        assert!(Glem::<Brazilian>::new(&m).is_err(), "{name} compiled");
     }
     // A payload with the wrong shape never decodes.
     assert!(serde_json::from_str::<GlemModel>("{\"features\": 3}").is_err());
@@ -596,7 +596,7 @@ fn validate_rejects_corrupt_models() {
 #[test]
 fn samples_label_quiet_positions_with_the_result_for_the_side_to_move() {
     // 1. 22-18 11-15 2. 18x11 8x15: captures pending after 11-15 and 18x11.
-    let mut positions = vec![Checkers::start()];
+    let mut positions = vec![Brazilian::start()];
     let mut moves = Vec::new();
     for text in ["22-18", "11-15", "18x11", "8x15"] {
         let p = *positions.last().unwrap();
@@ -617,7 +617,7 @@ fn samples_label_quiet_positions_with_the_result_for_the_side_to_move() {
         reason: EndReason::PlyCap,
     };
     let samples = samples_from_games(std::slice::from_ref(&game), 0.0, None);
-    let got: Vec<(Checkers, f32)> = samples.iter().map(|s| (s.position, s.target)).collect();
+    let got: Vec<(Brazilian, f32)> = samples.iter().map(|s| (s.position, s.target)).collect();
     // The last position has no score: the result alone.
     assert_eq!(
         got,

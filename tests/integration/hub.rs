@@ -12,7 +12,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use evalearn::eval::Material;
-use evalearn::game::checkers::Checkers;
+use evalearn::game::brazilian::Brazilian;
 use evalearn::game::{Game, GameRecord};
 use evalearn::hub::engine::{Engine, EngineOptions};
 use evalearn::hub::notation;
@@ -83,7 +83,7 @@ fn handshake_then_a_search_that_plays_the_librarys_move() {
         }
     }
     // The library's search of the same game gives the same move.
-    let mut record = GameRecord::new(Checkers::start());
+    let mut record = GameRecord::new(Brazilian::start());
     for text in ["10-14", "23-19"] {
         let mv = notation::parse_move(record.position(), text).unwrap();
         record.play(mv);
@@ -248,7 +248,7 @@ impl Simulated {
     }
 
     /// Waits for `done` and checks its move is legal in `pos`.
-    fn done_legal(&mut self, pos: &Checkers) {
+    fn done_legal(&mut self, pos: &Brazilian) {
         let done = self.until("done").pop().unwrap();
         let text = value(&done, "move").unwrap_or_else(|| panic!("no move: {done}"));
         notation::parse_move(pos, &text).unwrap_or_else(|e| panic!("{done}: {e}"));
@@ -264,7 +264,7 @@ impl Simulated {
 #[test]
 fn ponder_waits_for_ponder_hit_then_keeps_to_the_clock() {
     let mut engine = Simulated::start(20);
-    let start = Checkers::start();
+    let start = Brazilian::start();
     engine.send(&format!("pos pos={START}"));
     engine.send("level move-time=0.05");
     engine.send("go ponder");
@@ -295,7 +295,7 @@ fn ponder_waits_for_ponder_hit_then_keeps_to_the_clock() {
 fn a_clock_move_keeps_to_its_time_marks_on_a_simulated_clock() {
     let overhead = Duration::from_millis(20);
     let mut engine = Simulated::start(overhead.as_millis() as u64);
-    let start = Checkers::start();
+    let start = Brazilian::start();
     engine.send("pos");
     for (text, left) in [
         ("level time=1 inc=0", 1.0),

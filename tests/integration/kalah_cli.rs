@@ -8,7 +8,7 @@ use common::{evalearn, evalearn_ok, stderr, stdout, temp_dir};
 use evalearn::eval::Evaluator;
 use evalearn::eval::linear::{self, LinearWeights};
 use evalearn::eval::spec::EvalSpec;
-use evalearn::game::checkers::Checkers;
+use evalearn::game::brazilian::Brazilian;
 use evalearn::game::kalah::Kalah;
 use evalearn::game::{Game, GameFile};
 use evalearn::io::dataset::Dataset;
@@ -112,11 +112,11 @@ fn models_of_one_game_are_refused_by_the_other() {
     let dir = temp_dir("kalah-mismatch");
     let draughts = dir.join("draughts.bin");
     let mut header = ModelHeader::new(
-        Checkers::NAME,
+        Brazilian::NAME,
         linear::KIND,
-        evalearn::game::checkers::features::FEATURE_SET_ID,
+        evalearn::game::brazilian::features::FEATURE_SET_ID,
     );
-    save_model(&draughts, &mut header, &LinearWeights::zero::<Checkers>()).unwrap();
+    save_model(&draughts, &mut header, &LinearWeights::zero::<Brazilian>()).unwrap();
     let path = draughts.to_str().unwrap();
     for args in [
         vec!["analyse", "--game", "kalah", "--eval", path, "--depth", "2"],
@@ -147,7 +147,7 @@ fn models_of_one_game_are_refused_by_the_other() {
     let (evaluator, _) = EvalSpec::Model(kalah.clone()).load::<Kalah>().unwrap();
     let pos = Kalah::parse_position("A:0,7,7,7,7,7,1,6,6,6,6,6,6,0").unwrap();
     assert_eq!(evaluator.evaluate(&pos), 100 + 30 * (35 - 36));
-    assert!(EvalSpec::Model(kalah.clone()).load::<Checkers>().is_err());
+    assert!(EvalSpec::Model(kalah.clone()).load::<Brazilian>().is_err());
     let out = evalearn_ok(&["analyse", "--eval", kalah.to_str().unwrap(), "--depth", "3"]);
     assert!(stdout(&out).contains("bestmove"));
     let out = evalearn_ok(&["model", "info", kalah.to_str().unwrap()]);

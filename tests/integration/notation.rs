@@ -3,16 +3,16 @@
 
 use std::collections::HashMap;
 
-use evalearn::game::checkers::pdn::{self, PdnGame};
-use evalearn::game::checkers::{Checkers, Piece, Square};
+use evalearn::game::brazilian::pdn::{self, PdnGame};
+use evalearn::game::brazilian::{Brazilian, Piece, Square};
 use evalearn::game::{Game, GameRecord, GameStatus, MoveList, Side};
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng, rngs::Xoshiro256PlusPlus};
 
 /// A seeded random game from the start, to its end or `max_plies`.
-fn random_game(seed: u64, max_plies: usize) -> GameRecord<Checkers> {
+fn random_game(seed: u64, max_plies: usize) -> GameRecord<Brazilian> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut record = GameRecord::new(Checkers::start());
+    let mut record = GameRecord::new(Brazilian::start());
     let mut moves = MoveList::new();
     while record.status() == GameStatus::Ongoing && record.ply() < max_plies {
         record.position().legal_moves(&mut moves);
@@ -26,15 +26,15 @@ fn fen_round_trips_on_random_game_positions() {
     for seed in 0..300 {
         for pos in random_game(seed, 300).positions() {
             let fen = pos.format_position();
-            assert_eq!(Checkers::parse_position(&fen).as_ref(), Ok(pos), "{fen}");
+            assert_eq!(Brazilian::parse_position(&fen).as_ref(), Ok(pos), "{fen}");
             let algebraic = pos.to_fen_algebraic();
             assert_eq!(
-                Checkers::parse_position(&algebraic).as_ref(),
+                Brazilian::parse_position(&algebraic).as_ref(),
                 Ok(pos),
                 "{algebraic}"
             );
             assert_eq!(
-                Checkers::from_pieces(pos.pieces(), pos.side_to_move()).as_ref(),
+                Brazilian::from_pieces(pos.pieces(), pos.side_to_move()).as_ref(),
                 Ok(pos)
             );
         }
@@ -89,11 +89,11 @@ fn pdn_round_trips_random_games() {
 #[test]
 fn hash_is_the_same_by_any_move_order() {
     // Every position met in random games: the hash depends on the position only.
-    let mut by_hash: HashMap<u64, Checkers> = HashMap::new();
+    let mut by_hash: HashMap<u64, Brazilian> = HashMap::new();
     let mut transpositions = 0;
     for seed in 0..2000 {
         for pos in random_game(5000 + seed, 200).positions() {
-            let rebuilt = Checkers::from_pieces(pos.pieces(), pos.side_to_move()).unwrap();
+            let rebuilt = Brazilian::from_pieces(pos.pieces(), pos.side_to_move()).unwrap();
             assert_eq!(rebuilt.hash_key(), pos.hash_key());
             match by_hash.insert(pos.hash_key(), *pos) {
                 Some(other) if other != *pos => panic!("hash collision: {other:?} and {pos:?}"),
@@ -107,8 +107,8 @@ fn hash_is_the_same_by_any_move_order() {
         "only {transpositions} positions met twice"
     );
     assert_ne!(
-        Checkers::start().hash_key(),
-        Checkers::start().with_side_to_move(Side::Second).hash_key()
+        Brazilian::start().hash_key(),
+        Brazilian::start().with_side_to_move(Side::Second).hash_key()
     );
 }
 
@@ -128,7 +128,7 @@ fn hash_of_transposed_move_orders() {
             let after_a = pos.play(a);
             after_a.legal_moves(&mut reply);
             let Some(&r) = reply.first() else { continue };
-            let squares = |m: <Checkers as Game>::Move| [m.from(), m.to()];
+            let squares = |m: <Brazilian as Game>::Move| [m.from(), m.to()];
             let disjoint = squares(a)
                 .iter()
                 .chain(&squares(b))
@@ -187,16 +187,16 @@ proptest! {
 
     #[test]
     fn random_text_is_never_a_panic(text in "\\PC{0,80}") {
-        let _ = Checkers::parse_position(&text);
-        let _ = Checkers::start().parse_move(&text);
+        let _ = Brazilian::parse_position(&text);
+        let _ = Brazilian::start().parse_move(&text);
         let _ = pdn::read_games(&text);
     }
 
     #[test]
     fn fen_like_text_parses_or_errs(text in "[WBK:,0-9a-hx\\- .]{0,60}") {
-        if let Ok(pos) = Checkers::parse_position(&text) {
+        if let Ok(pos) = Brazilian::parse_position(&text) {
             // Whatever is accepted prints back to a FEN that reads the same.
-            prop_assert_eq!(Checkers::parse_position(&pos.format_position()), Ok(pos));
+            prop_assert_eq!(Brazilian::parse_position(&pos.format_position()), Ok(pos));
         }
     }
 
@@ -204,8 +204,8 @@ proptest! {
     fn mutated_fen_parses_or_errs(seed in 0u64..5000, edits in prop::collection::vec((0usize..200, 0usize..3, "[WBK:,0-9a-h\\-x. ]"), 1..4)) {
         let record = random_game(seed, 60);
         let text = mutate(&record.position().format_position(), &edits);
-        if let Ok(pos) = Checkers::parse_position(&text) {
-            prop_assert_eq!(Checkers::parse_position(&pos.format_position()), Ok(pos));
+        if let Ok(pos) = Brazilian::parse_position(&text) {
+            prop_assert_eq!(Brazilian::parse_position(&pos.format_position()), Ok(pos));
         }
     }
 
@@ -237,7 +237,7 @@ proptest! {
 
 #[test]
 fn squares_and_pieces_accessors_agree() {
-    let pos = Checkers::parse_position("B:WK3,22:B12,K29").unwrap();
+    let pos = Brazilian::parse_position("B:WK3,22:B12,K29").unwrap();
     let sq = |n| Square::from_number(n).unwrap();
     assert_eq!(pos.piece_at(sq(3)), Some(Piece::King(Side::First)));
     assert_eq!(pos.piece_at(sq(22)), Some(Piece::Man(Side::First)));

@@ -2,7 +2,7 @@
 //! independently checked node counts.
 
 use evalearn::game::Game;
-use evalearn::game::checkers::Checkers;
+use evalearn::game::brazilian::Brazilian;
 use evalearn::game::perft::perft;
 
 struct Case {
@@ -46,7 +46,7 @@ fn perft_cases_from_data_file() {
     let cases = cases();
     assert!(!cases.is_empty());
     for case in cases {
-        let pos = Checkers::parse_position(&case.fen)
+        let pos = Brazilian::parse_position(&case.fen)
             .unwrap_or_else(|e| panic!("{}: bad FEN: {e}", case.id));
         for &(depth, expected) in &case.counts {
             assert_eq!(perft(&pos, depth), expected, "{} perft {depth}", case.id);
@@ -57,12 +57,12 @@ fn perft_cases_from_data_file() {
 /// Depth 11 from the start (105,491,257 leaves) takes under a second in release builds.
 #[test]
 fn perft_11_from_the_start() {
-    assert_eq!(perft(&Checkers::start(), 11), 105_491_257);
+    assert_eq!(perft(&Brazilian::start(), 11), 105_491_257);
 }
 
 #[test]
 fn divide_sums_to_perft() {
-    let start = Checkers::start();
+    let start = Brazilian::start();
     let parts = evalearn::game::perft::divide(&start, 6);
     assert_eq!(parts.len(), 7);
     assert_eq!(parts.iter().map(|p| p.1).sum::<u64>(), 37_628);

@@ -4,8 +4,8 @@
 use crate::common;
 use common::{Piped, linear_header, save_linear, temp_dir};
 
-use evalearn::game::checkers::Checkers;
-use evalearn::game::checkers::pdn;
+use evalearn::game::brazilian::Brazilian;
+use evalearn::game::brazilian::pdn;
 use evalearn::game::kalah::{Kalah, KalahRules};
 use evalearn::game::{Game, GameFile, GameStatus};
 
@@ -93,7 +93,7 @@ fn a_scripted_game_with_mistakes_undo_and_save() {
     let end = games[0].record().position().format_position();
     assert_eq!(end, fen);
     assert_eq!(
-        Checkers::parse_position(&fen).unwrap().format_position(),
+        Brazilian::parse_position(&fen).unwrap().format_position(),
         end
     );
     std::fs::remove_dir_all(&dir).unwrap();

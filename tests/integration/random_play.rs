@@ -2,7 +2,7 @@
 //! legal moves, positions average about 5.345 legal moves and over a quarter of them have
 //! a single legal move.
 
-use evalearn::game::checkers::Checkers;
+use evalearn::game::brazilian::Brazilian;
 use evalearn::game::{Game, GameRecord, GameStatus, MoveList};
 use rand::{RngExt, SeedableRng, rngs::Xoshiro256PlusPlus};
 
@@ -13,7 +13,7 @@ fn branching_factor_of_random_games_matches_the_seed() {
     let mut moves = MoveList::new();
     let (mut positions, mut legal_moves, mut forced, mut plies) = (0u64, 0u64, 0u64, 0u64);
     for _ in 0..GAMES {
-        let mut record = GameRecord::new(Checkers::start());
+        let mut record = GameRecord::new(Brazilian::start());
         while record.status() == GameStatus::Ongoing {
             record.position().legal_moves(&mut moves);
             positions += 1;

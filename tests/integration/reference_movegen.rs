@@ -4,7 +4,7 @@
 //! `/work/shared/spec/brazilian-rules.md` alone: an 8×8 array indexed by file and rank,
 //! plain recursion over capture sequences, a set for de-duplication. It is slow and
 //! meant to be obviously right. It first proves itself on perft from the start position,
-//! then it is compared with `Checkers::legal_moves` on tens of thousands of positions
+//! then it is compared with `Brazilian::legal_moves` on tens of thousands of positions
 //! (random games, random placements, placements built to provoke long multi-captures).
 //!
 //! The two sides meet only at FEN text and at move sets written as
@@ -14,7 +14,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use evalearn::game::checkers::{Checkers, Move};
+use evalearn::game::brazilian::{Brazilian, Move};
 use evalearn::game::{Game, MoveList};
 use rand::{RngExt, SeedableRng, rngs::Xoshiro256PlusPlus};
 
@@ -389,7 +389,7 @@ impl Comparison {
 
     /// Compares both generators on `pos`, tallies it, and returns the reference board
     /// and move set (for the random games, which play on).
-    fn compare(&mut self, pos: &Checkers, list: &mut MoveList<Move>) -> (Board, BTreeSet<MoveKey>) {
+    fn compare(&mut self, pos: &Brazilian, list: &mut MoveList<Move>) -> (Board, BTreeSet<MoveKey>) {
         let fen = pos.format_position();
         let board = Board::from_fen(&fen);
         let reference = board.legal_moves();
@@ -455,7 +455,7 @@ impl Comparison {
 
     /// Feeds a FEN to the engine and compares; the engine's own FEN must round-trip.
     fn compare_fen(&mut self, fen: &str, list: &mut MoveList<Move>) {
-        let pos = Checkers::parse_position(fen)
+        let pos = Brazilian::parse_position(fen)
             .unwrap_or_else(|e| panic!("engine rejected valid FEN {fen}: {e}"));
         let written = pos.format_position();
         if Board::from_fen(&written) != Board::from_fen(fen) {
@@ -477,7 +477,7 @@ impl Comparison {
 fn random_games(cmp: &mut Comparison, rng: &mut Xoshiro256PlusPlus, games: u32) {
     let mut list = MoveList::new();
     for _ in 0..games {
-        let mut pos = Checkers::start();
+        let mut pos = Brazilian::start();
         for _ply in 0..200 {
             let (board, reference) = cmp.compare(&pos, &mut list);
             if list.is_empty() {

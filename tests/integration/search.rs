@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use evalearn::eval::{Evaluator, Material};
-use evalearn::game::checkers::Checkers;
+use evalearn::game::brazilian::Brazilian;
 use evalearn::game::{Game, GameRecord, MoveList};
 use evalearn::search::time::{Clock, SimulatedClock, TimeSource};
 use evalearn::search::{INFINITY, Limits, SearchConfig, Searcher, WIN, treestats};
@@ -14,7 +14,7 @@ use evalearn::search::{INFINITY, Limits, SearchConfig, Searcher, WIN, treestats}
 /// Plain negamax with the engine's leaf rules: quiescence over compulsory captures, a
 /// side without moves loses, a position repeating one since the last irreversible move
 /// on the path is a draw, and so is the quiet-move limit.
-fn minimax(pos: &Checkers, depth: i32, ply: i32, path: &mut Vec<u64>, quiet: u32) -> i32 {
+fn minimax(pos: &Brazilian, depth: i32, ply: i32, path: &mut Vec<u64>, quiet: u32) -> i32 {
     if ply > 0 {
         let n = path.len();
         let reach = (quiet as usize).min(n - 1);
@@ -33,7 +33,7 @@ fn minimax(pos: &Checkers, depth: i32, ply: i32, path: &mut Vec<u64>, quiet: u32
     if moves.is_empty() {
         return -(WIN - ply);
     }
-    if quiet >= Checkers::QUIET_DRAW_PLIES.unwrap() {
+    if quiet >= Brazilian::QUIET_DRAW_PLIES.unwrap() {
         return 0;
     }
     let mut best = -INFINITY;
@@ -51,7 +51,7 @@ fn minimax(pos: &Checkers, depth: i32, ply: i32, path: &mut Vec<u64>, quiet: u32
     best
 }
 
-fn quiesce(pos: &Checkers, ply: i32) -> i32 {
+fn quiesce(pos: &Brazilian, ply: i32) -> i32 {
     let mut moves = MoveList::new();
     pos.legal_moves(&mut moves);
     if moves.is_empty() {
@@ -67,8 +67,8 @@ fn quiesce(pos: &Checkers, ply: i32) -> i32 {
         .expect("captures to make")
 }
 
-fn position(fen: &str) -> Checkers {
-    Checkers::parse_position(fen).unwrap()
+fn position(fen: &str) -> Brazilian {
+    Brazilian::parse_position(fen).unwrap()
 }
 
 #[test]
@@ -228,7 +228,7 @@ fn a_multi_capture_shot_is_found() {
 
 /// Extends the game by `plies` king moves that never repeat a position and never offer a
 /// capture (depth-first with backtracking).
-fn king_walk(record: &mut GameRecord<Checkers>, plies: u32) -> bool {
+fn king_walk(record: &mut GameRecord<Brazilian>, plies: u32) -> bool {
     if plies == 0 {
         return true;
     }
@@ -291,7 +291,7 @@ fn repeating_a_position_of_the_game_is_a_draw() {
 
 #[test]
 fn limits_are_honoured_and_a_legal_move_comes_back() {
-    let pos = Checkers::start();
+    let pos = Brazilian::start();
     let mut legal = MoveList::new();
     pos.legal_moves(&mut legal);
     let mut searcher = Searcher::new(Material, SearchConfig::FULL, 4);

@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use evalearn::game::Game;
-use evalearn::game::checkers::Checkers;
+use evalearn::game::brazilian::Brazilian;
 use evalearn::io::dataset::Dataset;
 
 /// 24 games at depth 4 with seed 11 unless `extra` gives another seed.
@@ -46,7 +46,7 @@ fn the_same_seed_gives_the_same_bytes_on_one_and_two_threads() {
         selfplay(&two, &[&["--threads", "2"], extra].concat());
         let (a, b) = (std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
         assert_eq!(a, b, "{extra:?}");
-        let data = Dataset::<Checkers>::read(&one, Some(Checkers::NAME)).unwrap();
+        let data = Dataset::<Brazilian>::read(&one, Some(Brazilian::NAME)).unwrap();
         assert_eq!(data.games.len(), 24);
         assert!(data.warning.is_none());
         let indices: Vec<u64> = data.games.iter().map(|g| g.index).collect();
@@ -128,7 +128,7 @@ fn a_killed_run_leaves_every_finished_game_readable() {
     }
     child.kill().unwrap();
     child.wait().unwrap();
-    let data = Dataset::<Checkers>::read(&out, Some(Checkers::NAME)).unwrap();
+    let data = Dataset::<Brazilian>::read(&out, Some(Brazilian::NAME)).unwrap();
     assert!(data.games.len() >= 10, "{} games", data.games.len());
     // Every game read back replays legally to a finished game.
     for game in &data.games {
@@ -147,12 +147,12 @@ fn a_torn_tail_is_skipped_with_a_warning_and_damage_inside_is_an_error() {
     let path = dir.join("data.bin");
     selfplay(&path, &[]);
     let bytes = std::fs::read(&path).unwrap();
-    let whole = Dataset::<Checkers>::decode(&bytes, &path, None).unwrap();
+    let whole = Dataset::<Brazilian>::decode(&bytes, &path, None).unwrap();
     assert_eq!(whole.games.len(), 24);
     // Every cut inside the last frame loses only the last game.
     let mut cuts = 0;
     for cut in (bytes.len() - 200..bytes.len()).step_by(7) {
-        let data = Dataset::<Checkers>::decode(&bytes[..cut], &path, None).unwrap();
+        let data = Dataset::<Brazilian>::decode(&bytes[..cut], &path, None).unwrap();
         if data.games.len() == 23 {
             assert!(data.warning.as_ref().unwrap().contains("torn"));
             cuts += 1;
@@ -162,10 +162,10 @@ fn a_torn_tail_is_skipped_with_a_warning_and_damage_inside_is_an_error() {
     // A flipped byte in the first frame is damage before the end: an error.
     let mut damaged = bytes.clone();
     damaged[40] ^= 0x55;
-    let error = Dataset::<Checkers>::decode(&damaged, &path, None).unwrap_err();
+    let error = Dataset::<Brazilian>::decode(&damaged, &path, None).unwrap_err();
     assert!(error.to_string().contains("frame 1"), "{error}");
     // Not a dataset at all.
-    assert!(Dataset::<Checkers>::decode(b"hello", &path, None).is_err());
+    assert!(Dataset::<Brazilian>::decode(b"hello", &path, None).is_err());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use evalearn::eval::EvalGame;
-use evalearn::game::checkers::Checkers;
+use evalearn::game::brazilian::Brazilian;
 use evalearn::game::kalah::Kalah;
 use evalearn::io::model::{load_model, read_header};
 use evalearn::learn::train::{CHECKPOINT_KIND, Checkpoint, MetricsLine};
@@ -127,12 +127,12 @@ fn shards_equal_one_process<G: EvalGame>(game: &str, learner: &str) {
 
 #[test]
 fn glem_from_two_shards_equals_one_process() {
-    shards_equal_one_process::<Checkers>("brazilian", "glem");
+    shards_equal_one_process::<Brazilian>("brazilian", "glem");
 }
 
 #[test]
 fn td_from_two_shards_equals_one_process() {
-    shards_equal_one_process::<Checkers>("brazilian", "td");
+    shards_equal_one_process::<Brazilian>("brazilian", "td");
 }
 
 #[test]
@@ -413,8 +413,8 @@ fn the_slurm_job_script_runs_locally_and_equals_one_process() {
         .replace("iterations = 2", "iterations = 1");
     std::fs::write(straight.join("run.toml"), one).unwrap();
     evalearn_ok(&["train", "--config", arg(&straight.join("run.toml"))]);
-    let (state, counts, _) = outcome::<Checkers>(&straight);
-    let (sharded_state, sharded_counts, _) = outcome::<Checkers>(&sharded);
+    let (state, counts, _) = outcome::<Brazilian>(&straight);
+    let (sharded_state, sharded_counts, _) = outcome::<Brazilian>(&sharded);
     assert_eq!(counts, sharded_counts);
     assert!(state == sharded_state, "the learner states differ");
     std::fs::remove_dir_all(&root).unwrap();

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use evalearn::eval::EvalGame;
 use evalearn::eval::spec::load_model_file;
-use evalearn::game::checkers::Checkers;
+use evalearn::game::brazilian::Brazilian;
 use evalearn::game::kalah::Kalah;
 use evalearn::learn::config::TrainConfig;
 
@@ -76,7 +76,7 @@ fn shipped_model_of<G: EvalGame>(model: &str, name: &str, kind: &str) {
 #[test]
 fn shipped_models_come_from_shipped_configs() {
     for (name, kind) in [("samuel", "linear"), ("glem", "glem"), ("td", "td")] {
-        shipped_model::<Checkers>(name, kind);
+        shipped_model::<Brazilian>(name, kind);
         shipped_model::<Kalah>(&format!("kalah-{name}"), kind);
         shipped_model::<Kalah>(&format!("kalah-6-4-{name}"), kind);
     }

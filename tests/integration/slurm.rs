@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use evalearn::eval::EvalGame;
-use evalearn::game::checkers::Checkers;
+use evalearn::game::brazilian::Brazilian;
 use evalearn::io::model::decode_parts;
 
 /// Longest wait for a chain to end before the test fails (the chains take seconds).
@@ -330,7 +330,7 @@ fn glem_chain(cluster: &Cluster, root: &Path, reference: &Path) {
     let mut jobs = cluster.settle(&dir);
     jobs.retain(|id, _| !cancelled.contains_key(id));
     all_completed(&jobs);
-    same_model::<Checkers>(reference, &dir);
+    same_model::<Brazilian>(reference, &dir);
     let logs = std::fs::read_dir(work.join("logs")).unwrap().count();
     assert_eq!(logs, 6, "a log per shard and fit, under WORKDIR/logs");
 
@@ -354,7 +354,7 @@ fn td_chain_without_environment(cluster: &Cluster, root: &Path, reference: &Path
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(Chain::parse(&text(&out.stdout)).rounds.len(), 2);
     all_completed(&cluster.settle(&dir));
-    same_model::<Checkers>(reference, &dir);
+    same_model::<Brazilian>(reference, &dir);
 }
 
 /// GLEM whose shard 2 of iteration 1 cannot write its file: the chain's other jobs are
@@ -415,7 +415,7 @@ fn failed_shard_rerun(cluster: &Cluster, root: &Path, reference: &Path) {
             assert_eq!(job["JobState"], "COMPLETED", "{jobs:#?}");
         }
     }
-    same_model::<Checkers>(reference, &dir);
+    same_model::<Brazilian>(reference, &dir);
 }
 
 /// A time budget used up by the first fit: the shards of the next iterations never

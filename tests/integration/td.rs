@@ -3,7 +3,7 @@
 
 use evalearn::eval::Evaluator;
 use evalearn::eval::td::TdEvaluator;
-use evalearn::game::checkers::Checkers;
+use evalearn::game::brazilian::Brazilian;
 use evalearn::game::{Game, MoveList, Outcome};
 use evalearn::learn::td::{self, Mlp};
 use evalearn::search::{Limits, SearchConfig, Searcher};
@@ -11,10 +11,10 @@ use rand::RngExt;
 
 /// A game of uniformly random moves from the start: its positions and the result for
 /// White (a game still going after `cap` plies counts as a draw).
-fn random_game(seed: u64, index: u64, cap: usize) -> (Vec<Checkers>, f32) {
+fn random_game(seed: u64, index: u64, cap: usize) -> (Vec<Brazilian>, f32) {
     let mut rng = evalearn::rng::stream(seed, index);
     let mut moves = MoveList::new();
-    let mut pos = Checkers::start();
+    let mut pos = Brazilian::start();
     let mut positions = Vec::new();
     for _ in 0..cap {
         pos.legal_moves(&mut moves);
@@ -29,7 +29,7 @@ fn random_game(seed: u64, index: u64, cap: usize) -> (Vec<Checkers>, f32) {
 
 /// Positions with the result of their game, the second half of every game (where the
 /// result is predictable from the board).
-fn samples(games: &[(Vec<Checkers>, f32)]) -> Vec<(Checkers, f32)> {
+fn samples(games: &[(Vec<Brazilian>, f32)]) -> Vec<(Brazilian, f32)> {
     games
         .iter()
         .flat_map(|(positions, result)| {
@@ -50,7 +50,7 @@ fn td_lambda_learns_to_predict_random_play_results() {
     let mean = test.iter().map(|s| s.1).sum::<f32>() / test.len() as f32;
     let constant = test.iter().map(|s| (s.1 - mean).powi(2)).sum::<f32>() / test.len() as f32;
 
-    let mut mlp = Mlp::<Checkers>::new_random(td::DEFAULT_HIDDEN, 42);
+    let mut mlp = Mlp::<Brazilian>::new_random(td::DEFAULT_HIDDEN, 42);
     let before = td::loss(&mlp, &test);
     let mut td_error = 0.0;
     for (positions, result) in &training {
@@ -75,8 +75,8 @@ fn td_lambda_learns_to_predict_random_play_results() {
 /// of the principal-variation leaf (what TD-Leaf trains), seen from the root.
 #[test]
 fn evaluator_drives_the_search_and_the_pv_leaf_carries_the_score() {
-    let mlp = Mlp::<Checkers>::new_random(td::DEFAULT_HIDDEN, 3);
-    let evaluator: TdEvaluator<Checkers> = mlp.evaluator();
+    let mlp = Mlp::<Brazilian>::new_random(td::DEFAULT_HIDDEN, 3);
+    let evaluator: TdEvaluator<Brazilian> = mlp.evaluator();
     let mut searcher = Searcher::new(evaluator.clone(), SearchConfig::FULL, 1);
     let limits = Limits {
         depth: Some(4),

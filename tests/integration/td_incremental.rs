@@ -7,7 +7,7 @@ use std::path::Path;
 use evalearn::eval::Evaluator;
 use evalearn::eval::td::{Inputs, MlpWeights, TdEvaluator};
 use evalearn::game::Game;
-use evalearn::game::checkers::Checkers;
+use evalearn::game::brazilian::Brazilian;
 use evalearn::game::kalah::Kalah;
 use evalearn::learn::td::Mlp;
 use evalearn::search::bench::Bench;
@@ -117,15 +117,15 @@ fn walk_agrees<G: Inputs>(evaluator: &TdEvaluator<G>, seed: u64, steps: usize) {
 fn incremental_sums_equal_sums_from_scratch_along_random_walks() {
     for seed in 0..3 {
         let draughts =
-            TdEvaluator::<Checkers>::from_weights(&random_weights::<Checkers>(48, seed)).unwrap();
+            TdEvaluator::<Brazilian>::from_weights(&random_weights::<Brazilian>(48, seed)).unwrap();
         walk_agrees(&draughts, seed, 20_000);
         let kalah = TdEvaluator::<Kalah>::from_weights(&random_weights::<Kalah>(48, seed)).unwrap();
         walk_agrees(&kalah, seed, 20_000);
     }
     for (seed, phases) in [(3, 2), (4, 4), (5, 8)] {
-        let draughts = random_phased_weights::<Checkers>(48, phases, seed);
+        let draughts = random_phased_weights::<Brazilian>(48, phases, seed);
         walk_agrees(
-            &TdEvaluator::<Checkers>::from_weights(&draughts).unwrap(),
+            &TdEvaluator::<Brazilian>::from_weights(&draughts).unwrap(),
             seed,
             20_000,
         );
@@ -136,7 +136,7 @@ fn incremental_sums_equal_sums_from_scratch_along_random_walks() {
             20_000,
         );
     }
-    let shipped = TdEvaluator::<Checkers>::from_weights(&shipped_weights("models/td.bin")).unwrap();
+    let shipped = TdEvaluator::<Brazilian>::from_weights(&shipped_weights("models/td.bin")).unwrap();
     walk_agrees(&shipped, 7, 20_000);
     let shipped =
         TdEvaluator::<Kalah>::from_weights(&shipped_weights("models/kalah-td.bin")).unwrap();
@@ -164,14 +164,14 @@ fn searches_agree<G: Inputs + Bench>(evaluator: &TdEvaluator<G>, depth: u32) {
 fn searches_with_incremental_sums_equal_searches_from_scratch() {
     let draughts = shipped_weights("models/td.bin");
     searches_agree(
-        &TdEvaluator::<Checkers>::from_weights(&draughts).unwrap(),
+        &TdEvaluator::<Brazilian>::from_weights(&draughts).unwrap(),
         6,
     );
     let kalah = shipped_weights("models/kalah-td.bin");
     searches_agree(&TdEvaluator::<Kalah>::from_weights(&kalah).unwrap(), 7);
-    let draughts = random_phased_weights::<Checkers>(48, 4, 9);
+    let draughts = random_phased_weights::<Brazilian>(48, 4, 9);
     searches_agree(
-        &TdEvaluator::<Checkers>::from_weights(&draughts).unwrap(),
+        &TdEvaluator::<Brazilian>::from_weights(&draughts).unwrap(),
         6,
     );
     let kalah = random_phased_weights::<Kalah>(48, 4, 9);
@@ -201,7 +201,7 @@ fn deviation<G: Inputs>(weights: &MlpWeights, positions: &[G]) -> (f64, f64) {
 
 #[test]
 fn integer_network_stays_within_a_few_centi_units_of_the_float_network() {
-    let draughts = random_positions::<Checkers>(3, 450);
+    let draughts = random_positions::<Brazilian>(3, 450);
     let kalah = random_positions::<Kalah>(3, 600);
     eprintln!(
         "{} draughts, {} Kalah positions",
@@ -225,12 +225,12 @@ fn integer_network_stays_within_a_few_centi_units_of_the_float_network() {
         ),
         (
             "random draughts network ×8",
-            deviation(&random_weights::<Checkers>(128, 5), &draughts),
+            deviation(&random_weights::<Brazilian>(128, 5), &draughts),
             (6.0, 1.5),
         ),
         (
             "random draughts network ×8, 4 phases",
-            deviation(&random_phased_weights::<Checkers>(48, 4, 6), &draughts),
+            deviation(&random_phased_weights::<Brazilian>(48, 4, 6), &draughts),
             (6.0, 1.5),
         ),
         (

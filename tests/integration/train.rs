@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use evalearn::accuracy::heldout::HeldOut;
 use evalearn::eval::Evaluator;
 use evalearn::eval::spec::EvalSpec;
-use evalearn::game::checkers::Checkers;
+use evalearn::game::brazilian::Brazilian;
 use evalearn::game::kalah::KalahRules;
 use evalearn::game::kalah::{Kalah, KalahMoves};
 use evalearn::game::{Game, random_plies};
@@ -122,7 +122,7 @@ fn each_learner_trains(game: &str, evaluates: impl Fn(&Path) -> bool) {
 fn each_learner_trains_a_loadable_model_whose_loss_goes_down() {
     each_learner_trains("brazilian", |model| {
         let (evaluator, _) = EvalSpec::Model(model.to_path_buf())
-            .load::<Checkers>()
+            .load::<Brazilian>()
             .unwrap();
         random_positions(50, 1)
             .iter()

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use evalearn::game::checkers::Checkers;
+use evalearn::game::brazilian::Brazilian;
 use evalearn::game::kalah::Kalah;
 use evalearn::game::{Game, GameFile};
 use evalearn::search::time::SimulatedClock;
@@ -120,7 +120,7 @@ fn a_draughts_game_moves_replies_undoes_and_downloads() {
     let game = id(&state);
     assert_eq!(
         state["position"],
-        json!(Checkers::start().format_position())
+        json!(Brazilian::start().format_position())
     );
     assert_eq!(state["to_move"], json!("first"));
     assert_eq!(state["thinking"], json!(false));
@@ -149,7 +149,7 @@ fn a_draughts_game_moves_replies_undoes_and_downloads() {
         search["score_text"].as_str().unwrap().ends_with("men"),
         "{search}"
     );
-    let after = Checkers::start().play(Checkers::start().parse_move("22-18").unwrap());
+    let after = Brazilian::start().play(Brazilian::start().parse_move("22-18").unwrap());
     let reply_move = after.parse_move(search["move"].as_str().unwrap()).unwrap();
     assert_eq!(
         replied["position"],
@@ -164,7 +164,7 @@ fn a_draughts_game_moves_replies_undoes_and_downloads() {
             .unwrap()
             .contains(".pdn")
     );
-    let games = Checkers::read_games((), &download.text()).unwrap();
+    let games = Brazilian::read_games((), &download.text()).unwrap();
     assert_eq!(games[0].moves.len(), 2);
     assert_eq!(games[0].tag("White"), Some("human"));
 
@@ -174,7 +174,7 @@ fn a_draughts_game_moves_replies_undoes_and_downloads() {
     assert!(texts(&undone).is_empty());
     assert_eq!(
         undone["position"],
-        json!(Checkers::start().format_position())
+        json!(Brazilian::start().format_position())
     );
     let nothing = client.post(&format!("/api/games/{game}/undo"), "");
     assert_eq!(nothing.status, 400);
@@ -188,7 +188,7 @@ fn a_draughts_game_moves_replies_undoes_and_downloads() {
     });
     assert!(texts(&hinted).is_empty());
     assert!(
-        Checkers::start()
+        Brazilian::start()
             .parse_move(hinted["hint"]["move"].as_str().unwrap())
             .is_ok()
     );
@@ -202,7 +202,7 @@ fn a_game_from_a_fen_offers_every_capture_path() {
     // the start square and the captured pieces).
     let fen = "W:WK29:B25,18,11,1";
     let state = new_game(&mut client, json!({ "position": fen, "human": "both" }));
-    let normal = Checkers::parse_position(fen).unwrap().format_position();
+    let normal = Brazilian::parse_position(fen).unwrap().format_position();
     assert_eq!(state["position"], json!(normal));
     assert_eq!(state["board"]["pieces"][28], json!("W"));
     let legal = state["legal"].as_array().unwrap();
@@ -705,7 +705,7 @@ fn game_files_are_replayed_from_the_runs_folder_or_an_upload() {
     let replay = client.get("/api/replay?path=games/sample.pdn");
     assert_eq!(replay.status, 200, "{}", replay.text());
     let replay = replay.json();
-    let expected = Checkers::read_games((), SAMPLE_PDN).unwrap()[0].record();
+    let expected = Brazilian::read_games((), SAMPLE_PDN).unwrap()[0].record();
     let positions = replay["games"][0]["positions"].as_array().unwrap();
     assert_eq!(positions.len(), expected.ply() + 1);
     assert_eq!(

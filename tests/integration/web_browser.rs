@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use evalearn::game::checkers::Checkers;
+use evalearn::game::brazilian::Brazilian;
 use evalearn::game::kalah::Kalah;
 use evalearn::game::{Game, GameFile};
 
@@ -125,7 +125,7 @@ fn browser_illegal_clicks_are_refused_with_the_reason() {
 
 #[test]
 fn browser_a_multi_capture_entered_by_clicks() {
-    let pos = Checkers::parse_position("W:W27:B23,14,1").unwrap();
+    let pos = Brazilian::parse_position("W:W27:B23,14,1").unwrap();
     let after = pos.play(pos.parse_move("27x9").unwrap());
     scenario(
         "draughts-multicapture",
@@ -141,7 +141,7 @@ fn browser_two_captures_sharing_both_ends_are_told_apart_by_their_pieces() {
 
 #[test]
 fn browser_undo_takes_back_the_move_and_the_reply() {
-    let start = Checkers::start().format_position();
+    let start = Brazilian::start().format_position();
     scenario("draughts-undo", Some(start), |_| {});
 }
 
@@ -161,7 +161,7 @@ fn browser_the_learning_curve_gains_a_point_when_a_line_is_written() {
 
 #[test]
 fn browser_a_pdn_replayed_to_its_last_position() {
-    let last = Checkers::read_games((), SAMPLE_PDN).unwrap()[0]
+    let last = Brazilian::read_games((), SAMPLE_PDN).unwrap()[0]
         .record()
         .position()
         .format_position();

@@ -2,10 +2,10 @@
 //! numeric or algebraic notation (a start square or prefix naming one move is enough).
 
 use super::{MoveInput, Terminal};
-use crate::game::checkers::{Checkers, Move, Piece, Square};
+use crate::game::brazilian::{Brazilian, Move, Piece, Square};
 use crate::game::{EndReason, Game, MoveList, Outcome, Side};
 
-impl Terminal for Checkers {
+impl Terminal for Brazilian {
     const MOVE_HELP: &'static str = "\
 Type a move in numeric (22-17, 26x17) or algebraic (c3-d4, e3xc5) notation; a start
 square or any prefix that names one legal move is enough.";
@@ -27,7 +27,7 @@ square or any prefix that names one legal move is enough.";
         }
     }
 
-    fn read_move(&self, text: &str) -> MoveInput<Checkers> {
+    fn read_move(&self, text: &str) -> MoveInput<Brazilian> {
         match resolve_move(self, text) {
             Ok(mv) => MoveInput::Move(mv),
             Err(why) => MoveInput::Invalid(why),
@@ -36,7 +36,7 @@ square or any prefix that names one legal move is enough.";
 
     fn describe_end(&self, outcome: Outcome, reason: EndReason) -> String {
         let result = match outcome {
-            Outcome::Win(side) => format!("{} wins", Checkers::side_name(side)),
+            Outcome::Win(side) => format!("{} wins", Brazilian::side_name(side)),
             Outcome::Draw => "draw".to_string(),
         };
         let why = match reason {
@@ -52,7 +52,7 @@ square or any prefix that names one legal move is enough.";
 }
 
 /// `22-17 (c3-b4)`.
-pub fn both_notations(pos: &Checkers, mv: Move) -> String {
+pub fn both_notations(pos: &Brazilian, mv: Move) -> String {
     format!(
         "{} ({})",
         pos.format_move(mv),
@@ -62,7 +62,7 @@ pub fn both_notations(pos: &Checkers, mv: Move) -> String {
 
 /// The board with both coordinates: files a–h and ranks 1–8 around it, and on each empty
 /// dark square its PDN number. `w`/`W` White man/king, `b`/`B` Black man/king.
-pub fn render_board(pos: &Checkers, flipped: bool) -> String {
+pub fn render_board(pos: &Brazilian, flipped: bool) -> String {
     let files: Vec<u8> = if flipped {
         (0..8).rev().collect()
     } else {
@@ -101,7 +101,7 @@ pub fn render_board(pos: &Checkers, flipped: bool) -> String {
 
 /// The legal move a person means by `text`: a full move in either notation, or a start
 /// square (`22`, `c3`) or prefix (`22-1`) that only one legal move fits.
-pub fn resolve_move(pos: &Checkers, text: &str) -> Result<Move, String> {
+pub fn resolve_move(pos: &Brazilian, text: &str) -> Result<Move, String> {
     let error = match pos.parse_move(text) {
         Ok(mv) => return Ok(mv),
         Err(e) => e,
@@ -160,7 +160,7 @@ mod tests {
 
     #[test]
     fn prefixes_name_one_move_or_say_why_not() {
-        let start = Checkers::start();
+        let start = Brazilian::start();
         let text = |r: Result<Move, String>| r.map(|m| start.format_move(m));
         assert_eq!(text(resolve_move(&start, "21")), Ok("21-17".to_string()));
         assert_eq!(text(resolve_move(&start, "a3")), Ok("21-17".to_string()));
@@ -194,14 +194,14 @@ mod tests {
 
     #[test]
     fn the_board_shows_pieces_numbers_and_coordinates() {
-        let board = render_board(&Checkers::start(), false);
+        let board = render_board(&Brazilian::start(), false);
         let lines: Vec<&str> = board.lines().collect();
         assert_eq!(lines.len(), 10, "{board}");
         assert_eq!(lines[0], "    a  b  c  d  e  f  g  h");
         assert_eq!(lines[1], "8      b     b     b     b  8");
         assert_eq!(lines[4], "5  13    14    15    16     5");
         assert_eq!(lines[8], "1   w     w     w     w     1");
-        let flipped = render_board(&Checkers::start(), true);
+        let flipped = render_board(&Brazilian::start(), true);
         assert_eq!(
             flipped.lines().nth(1),
             Some("1      w     w     w     w  1")

@@ -2,14 +2,14 @@
 //! square contents, [`crate::eval::glem::Atoms`]) and the TD network's inputs (the board
 //! one-hot, [`crate::eval::td::Inputs`]). Samuel's named features are in [`super::features`].
 //!
-//! Both see the board from the side to move ([`Checkers::relative_masks`]: turned 180° for
+//! Both see the board from the side to move ([`Brazilian::relative_masks`]: turned 180° for
 //! Black), so one set of weights serves both colours and a position evaluates the same as
 //! its colour-swapped mirror.
 
 use crate::eval::glem::{Atoms, MAX_SLOTS, Phases, Region};
 use crate::eval::td::{Inputs, phase_bucket};
 use crate::game::Side;
-use crate::game::checkers::Checkers;
+use crate::game::brazilian::Brazilian;
 
 // ---------------------------------------------------------------------------------------
 // GLEM atoms: the content of each of the 32 squares
@@ -136,7 +136,7 @@ fn default_regions() -> Vec<Region> {
     regions
 }
 
-impl Atoms for Checkers {
+impl Atoms for Brazilian {
     /// Square contents relative to the side to move (values −2..2), the board turned for
     /// Black.
     const ATOM_SET_ID: &'static str = "glem-squares-v1";
@@ -220,7 +220,7 @@ pub const BOARD_INPUTS: usize = 128;
 /// Index of the side-to-move input (1 when White is to move, else 0).
 pub const SIDE_INPUT: usize = 128;
 
-impl Inputs for Checkers {
+impl Inputs for Brazilian {
     /// Input `kind·32 + (n − 1)` is 1 when square `n` (on the board turned for the side to
     /// move) holds a piece of `kind` (0 own man, 1 own king, 2 opponent's man, 3
     /// opponent's king); input [`SIDE_INPUT`] is 1 when White is to move.

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 pub use index::{Material, SliceIndex};
 
-use super::{Checkers, Move};
+use super::{Brazilian, Move};
 use crate::game::{ExactValue, Game, MoveList};
 
 /// The folder the commands look in when `--egdb` is not given.
@@ -207,7 +207,7 @@ impl Egdb {
     /// The exact value of `pos` for the side to move, if its slice is loaded. A side to
     /// move without pieces has lost.
     #[inline]
-    pub fn probe(&self, pos: &Checkers) -> Option<ExactValue> {
+    pub fn probe(&self, pos: &Brazilian) -> Option<ExactValue> {
         if (pos.white | pos.black).count_ones() > self.max_pieces {
             // A side to move without pieces has lost, whatever the database holds.
             return (pos.side_bits(pos.side) == 0).then_some(ExactValue::Loss(0));
@@ -233,7 +233,7 @@ impl Egdb {
     /// The value of `pos` worked out from its moves (fastest win, slowest loss; for a
     /// draw, the first move that keeps it) with that move, if every position after its
     /// moves is in the database. Without legal moves: a loss in 0 and no move.
-    pub fn from_moves(&self, pos: &Checkers) -> Option<(ExactValue, Option<Move>)> {
+    pub fn from_moves(&self, pos: &Brazilian) -> Option<(ExactValue, Option<Move>)> {
         let mut moves = MoveList::new();
         pos.legal_moves(&mut moves);
         let mut best: Option<(Move, ExactValue)> = None;
@@ -252,16 +252,16 @@ impl Egdb {
     /// The stored value of `pos` and its best move, if `pos` and every position after its
     /// moves are in the database and agree (a disagreement means a damaged database:
     /// then nothing is claimed).
-    pub fn best_move(&self, pos: &Checkers) -> Option<(ExactValue, Option<Move>)> {
+    pub fn best_move(&self, pos: &Brazilian) -> Option<(ExactValue, Option<Move>)> {
         let stored = self.probe(pos)?;
         let (value, mv) = self.from_moves(pos)?;
         (value == stored).then_some((value, mv))
     }
 }
 
-impl crate::search::Tablebase<Checkers> for Egdb {
+impl crate::search::Tablebase<Brazilian> for Egdb {
     #[inline]
-    fn probe(&self, pos: &Checkers) -> Option<ExactValue> {
+    fn probe(&self, pos: &Brazilian) -> Option<ExactValue> {
         Egdb::probe(self, pos)
     }
 

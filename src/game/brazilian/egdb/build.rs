@@ -23,8 +23,8 @@ use rayon::prelude::*;
 
 use super::index::{Material, SliceIndex};
 use super::{Egdb, decode_entry, encode_entry, file};
-use crate::game::checkers::Checkers;
-use crate::game::checkers::board::{BOARD, Dir};
+use crate::game::brazilian::Brazilian;
+use crate::game::brazilian::board::{BOARD, Dir};
 use crate::game::{ExactValue, Game, MoveList, Side};
 
 /// Marks a position that cannot lose (a move to a draw or a lost position leaves the
@@ -297,7 +297,7 @@ const STOP_CHECK: usize = 1 << 12;
 /// The positions from which the side that just moved reached `pos` by a quiet move that
 /// crowned nothing, and which had no capture (captures being compulsory). The side to
 /// move in them is `pos`'s opponent.
-fn unmoves(pos: &Checkers, out: &mut Vec<Checkers>) {
+fn unmoves(pos: &Brazilian, out: &mut Vec<Brazilian>) {
     out.clear();
     let mover = pos.side.opponent();
     let mine = pos.side_bits(mover);
@@ -315,8 +315,8 @@ fn unmoves(pos: &Checkers, out: &mut Vec<Checkers>) {
             pos.kings
         };
         let prev = match mover {
-            Side::First => Checkers::from_boards(moved, pos.black, kings, mover),
-            Side::Second => Checkers::from_boards(pos.white, moved, kings, mover),
+            Side::First => Brazilian::from_boards(moved, pos.black, kings, mover),
+            Side::Second => Brazilian::from_boards(pos.white, moved, kings, mover),
         };
         if !prev.has_capture() {
             out.push(prev);

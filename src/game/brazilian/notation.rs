@@ -4,7 +4,7 @@
 use std::fmt;
 
 use super::board::{BLACK_CROWN, BOARD, Dir, Square, Squares, WHITE_CROWN};
-use super::{BLACK, Checkers, MAX_PIECES_PER_SIDE, Move, Piece, WHITE};
+use super::{BLACK, Brazilian, MAX_PIECES_PER_SIDE, Move, Piece, WHITE};
 use crate::game::{Game, MoveList, Side};
 
 /// Longest FEN or move text read; longer input is rejected before it is looked at.
@@ -204,7 +204,7 @@ fn trim_with_column((column, s): (usize, &str)) -> (usize, &str) {
     (column + leading, s.trim())
 }
 
-pub(super) fn parse_fen(text: &str) -> Result<Checkers, FenError> {
+pub(super) fn parse_fen(text: &str) -> Result<Brazilian, FenError> {
     if text.len() > MAX_TEXT_LEN {
         return Err(FenError::TooLong { len: text.len() });
     }
@@ -242,7 +242,7 @@ pub(super) fn parse_fen(text: &str) -> Result<Checkers, FenError> {
         if std::mem::replace(&mut seen[colour.index()], true) {
             return Err(FenError::DuplicateSection {
                 column,
-                colour: Checkers::side_name(colour),
+                colour: Brazilian::side_name(colour),
             });
         }
         let list = &field[1..];
@@ -287,7 +287,7 @@ pub(super) fn parse_fen(text: &str) -> Result<Checkers, FenError> {
     for colour in [WHITE, BLACK] {
         if !seen[colour.index()] {
             return Err(FenError::MissingSection {
-                colour: Checkers::side_name(colour),
+                colour: Brazilian::side_name(colour),
             });
         }
     }
@@ -297,13 +297,13 @@ pub(super) fn parse_fen(text: &str) -> Result<Checkers, FenError> {
 pub(super) fn position_from_pieces(
     pieces: impl IntoIterator<Item = (Square, Piece)>,
     side: Side,
-) -> Result<Checkers, FenError> {
+) -> Result<Brazilian, FenError> {
     build_position(pieces.into_iter().map(|(s, p)| (s, p, 0)).collect(), side)
 }
 
 /// Builds a position from pieces (with the FEN column each came from), checking that a
 /// game could reach it.
-fn build_position(pieces: Vec<(Square, Piece, usize)>, side: Side) -> Result<Checkers, FenError> {
+fn build_position(pieces: Vec<(Square, Piece, usize)>, side: Side) -> Result<Brazilian, FenError> {
     let (mut white, mut black, mut kings) = (0u64, 0u64, 0u64);
     for (sq, piece, column) in pieces {
         let bit = sq.bit();
@@ -325,7 +325,7 @@ fn build_position(pieces: Vec<(Square, Piece, usize)>, side: Side) -> Result<Che
         let count = own.count_ones();
         if count > MAX_PIECES_PER_SIDE {
             return Err(FenError::TooManyPieces {
-                colour: Checkers::side_name(colour),
+                colour: Brazilian::side_name(colour),
                 count,
             });
         }
@@ -336,10 +336,10 @@ fn build_position(pieces: Vec<(Square, Piece, usize)>, side: Side) -> Result<Che
         }
     }
     debug_assert_eq!((white | black) & !BOARD, 0);
-    Ok(Checkers::from_boards(white, black, kings, side))
+    Ok(Brazilian::from_boards(white, black, kings, side))
 }
 
-pub(super) fn format_fen(pos: &Checkers, style: SquareStyle) -> String {
+pub(super) fn format_fen(pos: &Brazilian, style: SquareStyle) -> String {
     let mut out = String::with_capacity(100);
     out.push(if pos.side_to_move() == WHITE {
         'W'
@@ -371,7 +371,7 @@ const MAX_PATHS: usize = 4096;
 
 /// Every landing sequence of a capture move (each ending with the end square); empty for
 /// a quiet move.
-pub(super) fn capture_paths(pos: &Checkers, mv: Move) -> Vec<Vec<Square>> {
+pub(super) fn capture_paths(pos: &Brazilian, mv: Move) -> Vec<Vec<Square>> {
     let mut paths = Vec::new();
     if !mv.is_capture() {
         return paths;
@@ -428,7 +428,7 @@ fn walk_captures(
     }
 }
 
-pub(super) fn format_move(pos: &Checkers, mv: Move, style: SquareStyle) -> String {
+pub(super) fn format_move(pos: &Brazilian, mv: Move, style: SquareStyle) -> String {
     let from = square_name(mv.from(), style);
     let to = square_name(mv.to(), style);
     if !mv.is_capture() {
@@ -463,7 +463,7 @@ pub(super) fn format_move(pos: &Checkers, mv: Move, style: SquareStyle) -> Strin
     text
 }
 
-pub(super) fn parse_move(pos: &Checkers, text: &str) -> Result<Move, MoveError> {
+pub(super) fn parse_move(pos: &Brazilian, text: &str) -> Result<Move, MoveError> {
     if text.len() > MAX_TEXT_LEN {
         return Err(MoveError::TooLong { len: text.len() });
     }
@@ -540,7 +540,7 @@ pub(super) fn parse_move(pos: &Checkers, text: &str) -> Result<Move, MoveError> 
             if pos.side_bits(side) & from.bit() == 0 {
                 return Err(MoveError::NoPiece {
                     square: from_text.to_string(),
-                    side: Checkers::side_name(side),
+                    side: Brazilian::side_name(side),
                 });
             }
             let reason = if moves[0].is_capture() {
@@ -574,13 +574,13 @@ fn is_subsequence(needle: &[Square], haystack: &[Square]) -> bool {
 mod tests {
     use super::*;
 
-    fn fen(text: &str) -> Checkers {
-        Checkers::parse_position(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+    fn fen(text: &str) -> Brazilian {
+        Brazilian::parse_position(text).unwrap_or_else(|e| panic!("{text}: {e}"))
     }
 
     #[test]
     fn start_fen_round_trip() {
-        let start = Checkers::start();
+        let start = Brazilian::start();
         let text = start.format_position();
         assert_eq!(
             text,
@@ -597,7 +597,7 @@ mod tests {
 
     #[test]
     fn fen_errors_name_the_place() {
-        let err = |t: &str| Checkers::parse_position(t).unwrap_err();
+        let err = |t: &str| Brazilian::parse_position(t).unwrap_err();
         assert_eq!(
             err("X:W21:B1"),
             FenError::BadSideToMove {
@@ -637,7 +637,7 @@ mod tests {
 
     #[test]
     fn moves_in_both_notations() {
-        let start = Checkers::start();
+        let start = Brazilian::start();
         let mv = start.parse_move("22-17").unwrap();
         assert_eq!(start.parse_move("c3-b4").unwrap(), mv);
         assert_eq!(start.format_move(mv), "22-17");

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{BLACK, Checkers, Move, Piece, Square, WHITE};
+use super::{BLACK, Brazilian, Move, Piece, Square, WHITE};
 use crate::game::{Game, MoveList, Side};
 
 /// A position in file form: PDN square `n` is bit `n − 1` of each mask.
@@ -15,7 +15,7 @@ pub struct PackedPosition {
 }
 
 impl PackedPosition {
-    pub fn pack(pos: &Checkers) -> PackedPosition {
+    pub fn pack(pos: &Brazilian) -> PackedPosition {
         let mut packed = PackedPosition {
             white: 0,
             black: 0,
@@ -37,7 +37,7 @@ impl PackedPosition {
 
     /// The position, checked like any position from outside (no square twice, at most
     /// 12 pieces a side, no man on its crowning row, no king on an empty square).
-    pub fn unpack(&self) -> Result<Checkers, String> {
+    pub fn unpack(&self) -> Result<Brazilian, String> {
         if self.kings & !(self.white | self.black) != 0 {
             return Err("a king on an empty square".to_string());
         }
@@ -59,7 +59,7 @@ impl PackedPosition {
             }
         }
         let side = if self.white_to_move { WHITE } else { BLACK };
-        Checkers::from_pieces(pieces, side).map_err(|e| e.to_string())
+        Brazilian::from_pieces(pieces, side).map_err(|e| e.to_string())
     }
 }
 
@@ -82,7 +82,7 @@ impl PackedMove {
     }
 
     /// The legal move of `pos` this describes.
-    pub fn unpack(&self, pos: &Checkers) -> Result<Move, String> {
+    pub fn unpack(&self, pos: &Brazilian) -> Result<Move, String> {
         let mut moves = MoveList::new();
         pos.legal_moves(&mut moves);
         moves

@@ -6,7 +6,7 @@
 //! and the "can anything capture?" test are whole-board shifts.
 
 use super::board::{BOARD, Dir};
-use super::{Checkers, Move};
+use super::{Brazilian, Move};
 use crate::game::{MoveList, Side};
 
 /// The side to move's view of a position.
@@ -20,7 +20,7 @@ struct View {
 
 impl View {
     #[inline(always)]
-    fn of(pos: &Checkers) -> View {
+    fn of(pos: &Brazilian) -> View {
         let (us, them) = match pos.side {
             Side::First => (pos.white, pos.black),
             Side::Second => (pos.black, pos.white),
@@ -136,12 +136,12 @@ const fn forward(side: Side) -> [Dir; 2] {
     }
 }
 
-pub(super) fn has_capture(pos: &Checkers) -> bool {
+pub(super) fn has_capture(pos: &Brazilian) -> bool {
     View::of(pos).any_capture()
 }
 
 /// True if the side to move can move at all (a capture, or a step into an empty square).
-pub(super) fn has_legal_move(pos: &Checkers) -> bool {
+pub(super) fn has_legal_move(pos: &Brazilian) -> bool {
     let view = View::of(pos);
     let mut steps = 0;
     for dir in forward(pos.side) {
@@ -153,7 +153,7 @@ pub(super) fn has_legal_move(pos: &Checkers) -> bool {
     steps & view.empty != 0 || view.any_capture()
 }
 
-pub(super) fn generate(pos: &Checkers, moves: &mut MoveList<Move>) {
+pub(super) fn generate(pos: &Brazilian, moves: &mut MoveList<Move>) {
     moves.clear();
     let view = View::of(pos);
     let capturers = view.capturers();
@@ -180,7 +180,7 @@ pub(super) fn generate(pos: &Checkers, moves: &mut MoveList<Move>) {
 
 /// Counts legal moves; quiet moves are counted by popcount without being listed.
 #[inline(always)]
-pub(super) fn count(pos: &Checkers, scratch: &mut MoveList<Move>) -> u64 {
+pub(super) fn count(pos: &Brazilian, scratch: &mut MoveList<Move>) -> u64 {
     count_view(&View::of(pos), pos.side, scratch)
 }
 
@@ -332,7 +332,7 @@ impl Jumps {
 /// the reply position differs from `pos` only by the move's start, end and captured
 /// squares, so its view is `pos`'s with those bits changed.
 pub(super) fn count_replies(
-    pos: &Checkers,
+    pos: &Brazilian,
     list: &mut MoveList<Move>,
     scratch: &mut MoveList<Move>,
 ) -> u64 {
@@ -345,7 +345,7 @@ pub(super) fn count_replies(
 
 #[inline(always)]
 fn count_replies_of(
-    pos: &Checkers,
+    pos: &Brazilian,
     side: Side,
     list: &mut MoveList<Move>,
     scratch: &mut MoveList<Move>,

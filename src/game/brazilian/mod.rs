@@ -27,7 +27,7 @@ pub const MAX_PIECES_PER_SIDE: u32 = 12;
 /// A Brazilian draughts position: three bitboards (see [`board`] for the layout) and the
 /// side to move.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub struct Checkers {
+pub struct Brazilian {
     white: u64,
     black: u64,
     kings: u64,
@@ -123,11 +123,11 @@ impl Piece {
     }
 }
 
-impl Checkers {
+impl Brazilian {
     /// A position from bitboards in the layout of [`board`]. Checks nothing; use
-    /// [`Checkers::from_pieces`] for positions from outside the engine.
-    const fn from_boards(white: u64, black: u64, kings: u64, side: Side) -> Checkers {
-        Checkers {
+    /// [`Brazilian::from_pieces`] for positions from outside the engine.
+    const fn from_boards(white: u64, black: u64, kings: u64, side: Side) -> Brazilian {
+        Brazilian {
             white,
             black,
             kings,
@@ -140,7 +140,7 @@ impl Checkers {
     pub fn from_pieces(
         pieces: impl IntoIterator<Item = (Square, Piece)>,
         side: Side,
-    ) -> Result<Checkers, FenError> {
+    ) -> Result<Brazilian, FenError> {
         notation::position_from_pieces(pieces, side)
     }
 
@@ -194,15 +194,15 @@ impl Checkers {
     }
 
     /// The same position with the other side to move (for tests and analysis tools).
-    pub const fn with_side_to_move(self, side: Side) -> Checkers {
-        Checkers { side, ..self }
+    pub const fn with_side_to_move(self, side: Side) -> Brazilian {
+        Brazilian { side, ..self }
     }
 
     /// The same game seen from the other side: the board turned 180° (square `n` becomes
     /// `33 − n`), the colours swapped, the other side to move. Learned evaluators value a
     /// position and its mirror the same.
-    pub const fn mirrored(self) -> Checkers {
-        Checkers {
+    pub const fn mirrored(self) -> Brazilian {
+        Brazilian {
             white: board::rotate(self.black),
             black: board::rotate(self.white),
             kings: board::rotate(self.kings),
@@ -239,8 +239,8 @@ impl Checkers {
         }
     }
 
-    /// The position with `side` to move whose [`Checkers::relative_masks`] are `masks`.
-    fn from_relative_masks(masks: [u32; 4], side: Side) -> Checkers {
+    /// The position with `side` to move whose [`Brazilian::relative_masks`] are `masks`.
+    fn from_relative_masks(masks: [u32; 4], side: Side) -> Brazilian {
         let masks = match side {
             Side::First => masks,
             Side::Second => masks.map(u32::reverse_bits),
@@ -254,8 +254,8 @@ impl Checkers {
         let their = ghosted(masks[2] | masks[3]);
         let kings = ghosted(masks[1] | masks[3]);
         match side {
-            Side::First => Checkers::from_boards(own, their, kings, side),
-            Side::Second => Checkers::from_boards(their, own, kings, side),
+            Side::First => Brazilian::from_boards(own, their, kings, side),
+            Side::Second => Brazilian::from_boards(their, own, kings, side),
         }
     }
 
@@ -288,7 +288,7 @@ const fn fold_multiply(a: u64, b: u64) -> u64 {
     (product as u64) ^ ((product >> 64) as u64)
 }
 
-impl Game for Checkers {
+impl Game for Brazilian {
     type Move = Move;
     type Moves = MoveList<Move>;
     /// Brazilian draughts has no rule options.
@@ -316,12 +316,12 @@ impl Game for Checkers {
         }
     }
 
-    fn start_of((): ()) -> Checkers {
+    fn start_of((): ()) -> Brazilian {
         // Black holds squares 1..12 (bits 0..12 without ghost 8), White 21..32 (bits
         // 22..34 without ghost 26).
         const BLACK_START: u64 = 0x1EFF;
         const WHITE_START: u64 = (0xF << 22) | (0xFF << 27);
-        Checkers::from_boards(WHITE_START, BLACK_START, 0, WHITE)
+        Brazilian::from_boards(WHITE_START, BLACK_START, 0, WHITE)
     }
 
     #[inline(always)]
@@ -373,7 +373,7 @@ impl Game for Checkers {
     }
 
     #[inline(always)]
-    fn play(&self, mv: Move) -> Checkers {
+    fn play(&self, mv: Move) -> Brazilian {
         let from = 1u64 << mv.start_bit_index();
         let to = 1u64 << mv.end_bit_index();
         let captured = mv.captured_bits();
@@ -390,8 +390,8 @@ impl Game for Checkers {
             kings |= to;
         }
         match self.side {
-            Side::First => Checkers::from_boards(us, them, kings, BLACK),
-            Side::Second => Checkers::from_boards(them, us, kings, WHITE),
+            Side::First => Brazilian::from_boards(us, them, kings, BLACK),
+            Side::Second => Brazilian::from_boards(them, us, kings, WHITE),
         }
     }
 
@@ -425,7 +425,7 @@ impl Game for Checkers {
         fold_multiply(a ^ K[4], b ^ K[0])
     }
 
-    fn parse_position_of((): (), text: &str) -> Result<Checkers, FenError> {
+    fn parse_position_of((): (), text: &str) -> Result<Brazilian, FenError> {
         notation::parse_fen(text)
     }
 
@@ -445,7 +445,7 @@ impl Game for Checkers {
         PackedPosition::pack(self)
     }
 
-    fn unpack(packed: &PackedPosition) -> Result<Checkers, String> {
+    fn unpack(packed: &PackedPosition) -> Result<Brazilian, String> {
         packed.unpack()
     }
 
@@ -458,7 +458,7 @@ impl Game for Checkers {
     }
 }
 
-impl Checkers {
+impl Brazilian {
     /// A legal move in algebraic notation (`c3-d4`, `e3xc5`, `a1xc3xe5` when needed).
     pub fn format_move_algebraic(&self, mv: Move) -> String {
         notation::format_move(self, mv, notation::SquareStyle::Algebraic)
@@ -471,7 +471,7 @@ mod tests {
 
     #[test]
     fn start_position_squares() {
-        let start = Checkers::start();
+        let start = Brazilian::start();
         for sq in Square::all() {
             let expected = match sq.number() {
                 1..=12 => Some(Piece::Man(BLACK)),
@@ -485,7 +485,7 @@ mod tests {
     #[test]
     fn relative_masks_turn_the_board_for_black() {
         let bit = |n: u32| 1u32 << (n - 1);
-        let pos = Checkers::parse_position("W:W21,K30:B5,K12").unwrap();
+        let pos = Brazilian::parse_position("W:W21,K30:B5,K12").unwrap();
         assert_eq!(pos.relative_masks(), [bit(21), bit(30), bit(5), bit(12)]);
         let turned = pos.with_side_to_move(BLACK).relative_masks();
         assert_eq!(
@@ -493,7 +493,7 @@ mod tests {
             [bit(33 - 5), bit(33 - 12), bit(33 - 21), bit(33 - 30)]
         );
         // The start position looks the same to both sides.
-        let start = Checkers::start();
+        let start = Brazilian::start();
         assert_eq!(
             start.relative_masks(),
             start.with_side_to_move(BLACK).relative_masks()
@@ -502,10 +502,10 @@ mod tests {
 
     #[test]
     fn mirrored_turns_the_board_and_swaps_the_colours() {
-        let pos = Checkers::parse_position("W:W21,K30:B5,K12").unwrap();
+        let pos = Brazilian::parse_position("W:W21,K30:B5,K12").unwrap();
         assert_eq!(
             pos.mirrored(),
-            Checkers::parse_position("B:W28,K21:B12,K3").unwrap()
+            Brazilian::parse_position("B:W28,K21:B12,K3").unwrap()
         );
         assert_eq!(pos.mirrored().mirrored(), pos);
         assert_eq!(pos.mirrored().relative_masks(), pos.relative_masks());
@@ -513,7 +513,7 @@ mod tests {
 
     #[test]
     fn a_capture_ending_on_its_start_square_keeps_the_king() {
-        let pos = Checkers::parse_position("W:WK29:B18,19,26,27").unwrap();
+        let pos = Brazilian::parse_position("W:WK29:B18,19,26,27").unwrap();
         let a1 = Square::from_number(29).unwrap().bit();
         let captured = [18, 19, 26, 27]
             .iter()

@@ -1,14 +1,14 @@
 //! Positions of one material signature numbered without gaps.
 //!
 //! A position is indexed from the side to move's point of view (the board turned for
-//! Black, as [`Checkers::relative_masks`] gives it), so a Black-to-move position shares
+//! Black, as [`Brazilian::relative_masks`] gives it), so a Black-to-move position shares
 //! its slot with the colour-swapped White-to-move one. Inside a slice the side to move's
 //! men are numbered among the 28 squares they may stand on (never their crowning row),
 //! the opponent's men among the 28 squares open to them less those taken, then the
 //! kings among the squares still empty; each set is ranked by the combinatorial number
 //! system, so every index is one position and every position one index.
 
-use super::super::{Checkers, Side};
+use super::super::{Brazilian, Side};
 
 /// How many of each piece both sides have, from the side to move's point of view.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
@@ -64,7 +64,7 @@ impl Material {
     }
 
     /// The material of `pos` for its side to move.
-    pub fn of(pos: &Checkers) -> Material {
+    pub fn of(pos: &Brazilian) -> Material {
         let (own_men, own_kings) = pos.count(pos.side);
         let (their_men, their_kings) = pos.count(pos.side.opponent());
         Material::new(
@@ -252,7 +252,7 @@ impl SliceIndex {
         self.size
     }
 
-    /// The index of a position given as [`Checkers::relative_masks`] (own men, own kings,
+    /// The index of a position given as [`Brazilian::relative_masks`] (own men, own kings,
     /// their men, their kings), which must have this slice's material.
     #[inline]
     pub fn index(&self, [own_men, own_kings, their_men, their_kings]: [u32; 4]) -> u64 {
@@ -296,8 +296,8 @@ impl SliceIndex {
     }
 
     /// Position `index` with White to move.
-    pub fn position(&self, index: u64) -> Checkers {
-        Checkers::from_relative_masks(self.masks(index), Side::First)
+    pub fn position(&self, index: u64) -> Brazilian {
+        Brazilian::from_relative_masks(self.masks(index), Side::First)
     }
 }
 
@@ -337,7 +337,7 @@ mod tests {
                 assert!(seen.insert(pos));
                 // A legal position: parse its FEN back.
                 assert_eq!(
-                    Checkers::parse_position(&pos.format_position()).unwrap(),
+                    Brazilian::parse_position(&pos.format_position()).unwrap(),
                     pos
                 );
             }
@@ -346,7 +346,7 @@ mod tests {
 
     #[test]
     fn black_to_move_shares_the_mirrored_slot() {
-        let pos = Checkers::parse_position("B:W21,K30:B5,K12,14").unwrap();
+        let pos = Brazilian::parse_position("B:W21,K30:B5,K12,14").unwrap();
         let material = Material::of(&pos);
         assert_eq!(material, Material::new(2, 1, 1, 1));
         let slice = SliceIndex::new(material);

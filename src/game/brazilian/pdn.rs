@@ -7,7 +7,7 @@
 use std::fmt::{self, Write};
 
 use super::notation::{FenError, MoveError};
-use super::{Checkers, WHITE};
+use super::{Brazilian, WHITE};
 use crate::game::{Game, GameFile, GameRecord, Outcome, SavedGame};
 
 /// Longest PDN text read (bytes), and most plies in one game.
@@ -72,7 +72,7 @@ impl PdnResult {
 }
 
 /// One game: its tags in file order, start position, moves and result.
-pub type PdnGame = SavedGame<Checkers>;
+pub type PdnGame = SavedGame<Brazilian>;
 
 /// Why PDN text was rejected: what and where (game number from 1, line and column from 1).
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -368,7 +368,7 @@ fn read_tag(cursor: &mut Cursor) -> Result<(String, String), String> {
 struct GameBuilder {
     number: usize,
     tags: Vec<(String, String)>,
-    record: GameRecord<Checkers>,
+    record: GameRecord<Brazilian>,
 }
 
 impl GameBuilder {
@@ -376,7 +376,7 @@ impl GameBuilder {
         GameBuilder {
             number,
             tags: Vec::new(),
-            record: GameRecord::new(Checkers::start()),
+            record: GameRecord::new(Brazilian::start()),
         }
     }
 
@@ -393,7 +393,7 @@ impl GameBuilder {
     ) -> Result<(), PdnError> {
         match name.as_str() {
             "FEN" => {
-                let start = Checkers::parse_position(&value).map_err(|error| PdnError::Fen {
+                let start = Brazilian::parse_position(&value).map_err(|error| PdnError::Fen {
                     game: self.number,
                     line,
                     column,
@@ -443,7 +443,7 @@ impl GameBuilder {
             line,
             column,
             number,
-            side: Checkers::side_name(pos.side_to_move()),
+            side: Brazilian::side_name(pos.side_to_move()),
             error,
         })?;
         if self.record.ply() >= MAX_GAME_PLIES {
@@ -467,7 +467,7 @@ impl GameBuilder {
 
 /// The PDN move number of the move about to be played (1 for the first move of each side
 /// from a White-to-move start).
-fn pos_move_number(record: &GameRecord<Checkers>) -> usize {
+fn pos_move_number(record: &GameRecord<Brazilian>) -> usize {
     let offset = usize::from(record.start().side_to_move() != WHITE);
     (record.ply() + offset) / 2 + 1
 }
@@ -506,7 +506,7 @@ pub fn write_game(game: &PdnGame) -> String {
         PdnResult::from_outcome(game.result).token(),
     );
     tags.push(("GameType".into(), GAME_TYPE.into()));
-    if game.start != Checkers::start() {
+    if game.start != Brazilian::start() {
         tags.push(("FEN".into(), game.start.format_position()));
     }
     for (name, value) in &game.tags {
@@ -550,7 +550,7 @@ pub fn write_game(game: &PdnGame) -> String {
     out
 }
 
-impl GameFile for Checkers {
+impl GameFile for Brazilian {
     const FILE_EXTENSION: &'static str = "pdn";
     const MAX_FILE_BYTES: usize = MAX_PDN_BYTES;
 
@@ -638,7 +638,7 @@ mod tests {
         assert_eq!(games.len(), 2);
         assert_eq!(games[0].moves.len(), 2);
         assert_eq!(games[0].result, None);
-        assert_eq!(games[1].start, Checkers::start());
+        assert_eq!(games[1].start, Brazilian::start());
         assert_eq!(games[1].result, Some(Outcome::Win(WHITE)));
         let written = write_game(&games[0]);
         assert!(written.contains("[FEN \"B:W21,22:B9,10\"]"), "{written}");

@@ -17,8 +17,8 @@
 use crate::eval::linear::Features;
 use crate::eval::{Evaluator, Material};
 use crate::game::Game;
-use crate::game::checkers::board::{BLACK_CROWN, BOARD, Dir, WHITE_CROWN, rotate};
-use crate::game::checkers::{Checkers, Square, WHITE};
+use crate::game::brazilian::board::{BLACK_CROWN, BOARD, Dir, WHITE_CROWN, rotate};
+use crate::game::brazilian::{Brazilian, Square, WHITE};
 
 /// Identifies this feature set (and its order) in saved weight files.
 pub const FEATURE_SET_ID: &str = "samuel-v2";
@@ -424,7 +424,7 @@ fn side_features(geo: &Geometry, own: &Army, enemy: &Army, empty: u64) -> [i32; 
 /// Features of `pos` from the side to move's point of view: each is (value for the side to
 /// move) − (value for the opponent), an integer; 0 in symmetric positions.
 #[inline]
-pub fn extract(pos: &Checkers, out: &mut [i32; FEATURE_COUNT]) {
+pub fn extract(pos: &Brazilian, out: &mut [i32; FEATURE_COUNT]) {
     let white_bits = pos.side_bits(WHITE);
     let black_bits = pos.side_bits(WHITE.opponent());
     let kings = pos.king_bits();
@@ -443,7 +443,7 @@ pub fn extract(pos: &Checkers, out: &mut [i32; FEATURE_COUNT]) {
     }
 }
 
-impl Features for Checkers {
+impl Features for Brazilian {
     const FEATURE_SET_ID: &'static str = FEATURE_SET_ID;
     const FEATURE_NAMES: &'static [&'static str] = &FEATURE_NAMES;
     const ACTIVE: usize = ACTIVE;
@@ -466,12 +466,12 @@ impl Features for Checkers {
 mod tests {
     use super::*;
     use crate::game::MoveList;
-    use crate::game::checkers::{BLACK, Piece};
+    use crate::game::brazilian::{BLACK, Piece};
     use rand::rngs::Xoshiro256PlusPlus;
     use rand::{RngExt, SeedableRng};
 
     fn features(fen: &str) -> [i32; FEATURE_COUNT] {
-        let pos = Checkers::parse_position(fen).unwrap();
+        let pos = Brazilian::parse_position(fen).unwrap();
         let mut out = [0; FEATURE_COUNT];
         extract(&pos, &mut out);
         out
@@ -505,12 +505,12 @@ mod tests {
     }
 
     /// Every position of seeded random games from the start (at least `count`).
-    fn random_positions(count: usize) -> Vec<Checkers> {
+    fn random_positions(count: usize) -> Vec<Brazilian> {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x5A4D_0E1F);
         let mut moves = MoveList::new();
         let mut positions = Vec::with_capacity(count + 200);
         while positions.len() < count {
-            let mut pos = Checkers::start();
+            let mut pos = Brazilian::start();
             for _ in 0..200 {
                 positions.push(pos);
                 pos.legal_moves(&mut moves);
@@ -539,7 +539,7 @@ mod tests {
     #[test]
     fn start_position_is_all_zero() {
         let mut out = [1; FEATURE_COUNT];
-        extract(&Checkers::start(), &mut out);
+        extract(&Brazilian::start(), &mut out);
         assert_eq!(out, [0; FEATURE_COUNT]);
     }
 
@@ -774,7 +774,7 @@ mod tests {
         pub const DIRS: [(i32, i32); 4] = [(-1, 1), (1, 1), (-1, -1), (1, -1)];
 
         impl Grid {
-            pub fn of(pos: &Checkers) -> Grid {
+            pub fn of(pos: &Brazilian) -> Grid {
                 let mut grid = Grid([[Cell::Empty; 8]; 8]);
                 for (sq, piece) in pos.pieces() {
                     let (white, king) = match piece {
