@@ -4,17 +4,17 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use evalearn::eval::Evaluator;
-use evalearn::eval::kalah::KalahEval;
 use evalearn::eval::spec::EvalSpec;
 use evalearn::game::brazilian::Brazilian;
 use evalearn::game::kalah::Kalah;
+use evalearn::game::kalah::evaluators::KalahEval;
 use evalearn::search::bench;
 
 fn bench_search(c: &mut Criterion) {
     let mut group = c.benchmark_group("search");
     group.sample_size(10);
     for spec in ["material", "models/td.bin"] {
-        let (evaluator, _) = EvalSpec::parse(spec)
+        let (evaluator, _) = EvalSpec::parse_for::<Brazilian>(spec)
             .and_then(|s| s.load::<Brazilian>().map_err(|e| e.to_string()))
             .expect("the bench's evaluators load");
         let name = format!("bench_positions_depth_12_{}", evaluator.name());

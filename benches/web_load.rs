@@ -48,7 +48,11 @@ fn main() {
         tt_mib: 4,
         ..Config::default()
     };
-    let app = App::new(config, Arc::new(RealClock::new()));
+    let app = App::new(
+        evalearn::game::registry::web_games(),
+        config,
+        Arc::new(RealClock::new()),
+    );
     let server = Server::start(app, TcpListener::bind("127.0.0.1:0").unwrap()).unwrap();
     let addr = server.addr();
     let until = Instant::now() + Duration::from_secs(seconds);

@@ -19,7 +19,6 @@ pub mod book;
 pub mod cli;
 pub mod eval;
 pub mod game;
-pub mod hub;
 pub mod io;
 pub mod learn;
 pub mod rng;

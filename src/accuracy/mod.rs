@@ -16,14 +16,12 @@
 //! draughts 1 win, 0 draw, −1 loss (so losing a win for a draw costs 1, for a loss 2).
 //! Intervals are 95%: Wilson's for rates, the normal approximation for means.
 
-pub mod draughts;
 pub mod heldout;
-pub mod kalah;
 
 use rayon::prelude::*;
 use serde_json::{Value, json};
 
-use crate::arena::stats::Z_95;
+pub use crate::arena::stats::{Mean, Rate};
 use crate::eval::{EVAL_LIMIT, Evaluator};
 use crate::game::Game;
 use crate::search::{Limits, SearchConfig, Searcher, ending};
@@ -184,78 +182,17 @@ pub fn verdicts<G: Game, E: Evaluator<G> + Clone>(
 }
 
 /// A rate with its 95% Wilson interval.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Rate {
-    pub hits: u64,
-    pub total: u64,
+/// A rate as JSON: value, interval and counts.
+fn rate_json(rate: Rate) -> Value {
+    let (low, high) = rate.interval();
+    json!({"value": rate.value(), "low": low, "high": high, "hits": rate.hits, "total": rate.total})
 }
 
-impl Rate {
-    pub fn value(self) -> f64 {
-        if self.total == 0 {
-            0.0
-        } else {
-            self.hits as f64 / self.total as f64
-        }
-    }
-
-    /// Wilson's score interval at 95%.
-    pub fn interval(self) -> (f64, f64) {
-        if self.total == 0 {
-            return (0.0, 1.0);
-        }
-        let n = self.total as f64;
-        let p = self.value();
-        let z2 = Z_95 * Z_95;
-        let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
-        let half = Z_95 / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
-        ((centre - half).max(0.0), (centre + half).min(1.0))
-    }
-
-    fn json(self) -> Value {
-        let (low, high) = self.interval();
-        json!({"value": self.value(), "low": low, "high": high, "hits": self.hits, "total": self.total})
-    }
-}
-
-/// A mean with its 95% normal-approximation interval.
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
-pub struct Mean {
-    pub count: u64,
-    pub sum: f64,
-    pub sum_squares: f64,
-}
-
-impl Mean {
-    pub fn add(&mut self, x: f64) {
-        self.count += 1;
-        self.sum += x;
-        self.sum_squares += x * x;
-    }
-
-    pub fn value(self) -> f64 {
-        if self.count == 0 {
-            0.0
-        } else {
-            self.sum / self.count as f64
-        }
-    }
-
-    /// Half the width of the 95% interval: 1.96 standard errors (sample variance).
-    pub fn half_width(self) -> f64 {
-        if self.count < 2 {
-            return f64::INFINITY;
-        }
-        let n = self.count as f64;
-        let variance = ((self.sum_squares - self.sum * self.sum / n) / (n - 1.0)).max(0.0);
-        Z_95 * (variance / n).sqrt()
-    }
-
-    fn json(self) -> Value {
-        let half = self.half_width();
-        let half = half.is_finite().then_some(half);
-        json!({"value": self.value(), "half_width": half})
-    }
+/// A mean as JSON: value and the half width of its interval (null when unknown).
+fn mean_json(mean: Mean) -> Value {
+    let half = mean.half_width();
+    let half = half.is_finite().then_some(half);
+    json!({"value": mean.value(), "half_width": half})
 }
 
 /// Figures of one depth.
@@ -391,7 +328,7 @@ impl Report {
                         "optimal_move_rate": d.optimal.value(),
                         "optimal_move_rate_interval": [low, high],
                         "optimal_moves": d.optimal.hits,
-                        "optimal_move_rate_critical": d.optimal_critical.json(),
+                        "optimal_move_rate_critical": rate_json(d.optimal_critical),
                         "mean_value_lost": d.lost.value(),
                         "mean_value_lost_half_width": half,
                         "value_lost_total": d.lost.sum,
@@ -419,9 +356,9 @@ impl Report {
             "static": {
                 "draw_band": s.draw_band,
                 "confusion": confusion,
-                "agreement": s.agreement.json(),
-                "brier": s.brier.map(Mean::json),
-                "log_loss": s.log_loss.map(Mean::json),
+                "agreement": rate_json(s.agreement),
+                "brier": s.brier.map(mean_json),
+                "log_loss": s.log_loss.map(mean_json),
             },
         })
     }

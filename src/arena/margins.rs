@@ -12,7 +12,7 @@
 use serde_json::{Value, json};
 
 use super::matches::PairResult;
-use crate::accuracy::Mean;
+use super::stats::Mean;
 use crate::game::{EndReason, Game, Side};
 
 /// Which side of a match plays perfectly.

@@ -2,6 +2,7 @@
 //! statistics.
 
 pub mod engine_game;
+pub mod human;
 pub mod interrupt;
 pub mod margins;
 pub mod matches;

@@ -1,6 +1,6 @@
-//! The `perfect` player: exact moves where evalearn knows the exact values (the Kalah
-//! solver, capped in nodes per move; the draughts endgame database), the search with
-//! the game's baseline evaluator elsewhere. Against it a match measures how many stones
+//! The `perfect` player: exact moves where evalearn knows the exact values (a game's
+//! solver, capped in nodes per move; its endgame database), the search with the game's
+//! baseline evaluator elsewhere. Against it a match measures how many stones
 //! or games a model gives away to perfect play.
 
 use std::path::Path;
@@ -10,21 +10,11 @@ use std::time::Instant;
 use super::players::{Contender, Engine, Player};
 use crate::eval::EvalGame;
 use crate::eval::spec::AnyEvaluator;
-use crate::game::brazilian::Brazilian;
-use crate::game::kalah::solve::Solver;
-use crate::game::kalah::solve::board::{pits_of, stones};
-use crate::game::kalah::solve::db::EndgameDb;
-use crate::game::kalah::solve::file::{db_stones_for, open_or_build};
-use crate::game::kalah::{Kalah, KalahRules};
 use crate::game::{ExactValue, Game, GameRecord};
-use crate::search::{
-    Limits, NodeCounts, SearchResult, Searcher, Tablebase, end_score, exact_score,
-};
+use crate::search::{Limits, NodeCounts, SearchResult, Searcher, Tablebase, exact_score};
 
-/// Nodes the Kalah solver may spend on one move before the search plays it instead.
+/// Nodes an exact solver may spend on one move before the search plays it instead.
 pub const DEFAULT_NODE_CAP: u64 = 2_000_000;
-/// The solver's table in each player, MiB.
-const SOLVER_TT_MIB: usize = 64;
 
 /// Finds exact moves for some positions.
 pub trait ExactMover<G: Game>: Send {
@@ -33,18 +23,22 @@ pub trait ExactMover<G: Game>: Send {
     fn exact_move(&mut self, pos: &G) -> Option<(G::Move, i32)>;
 }
 
-/// A game with a perfect player.
+/// A game with a perfect player (the `perfect` side of a match); a game without one
+/// keeps the default.
 pub trait PerfectGame: EvalGame {
     /// What the perfect players of a match share (a database), for `variant`;
-    /// `tablebase` is the match's endgame database, `kalah_db_dir` where Kalah databases
-    /// are kept. Notes for the user go to `note`.
+    /// `tablebase` is the match's endgame database, `db_dir` the folder given for the
+    /// game's solver databases (`--db-dir`). Notes for the user go to `note`.
     fn perfect(
         variant: Self::Variant,
         tablebase: Option<Arc<dyn Tablebase<Self>>>,
-        kalah_db_dir: Option<&Path>,
+        db_dir: Option<&Path>,
         node_cap: u64,
         note: &mut dyn FnMut(String),
-    ) -> Result<Perfect<Self>, String>;
+    ) -> Result<Perfect<Self>, String> {
+        let _ = (variant, tablebase, db_dir, node_cap, note);
+        Err(format!("{} has no perfect player", Self::NAME))
+    }
 }
 
 /// A perfect contender: an exact mover made per player, and the search it falls back to.
@@ -106,17 +100,18 @@ impl<G: EvalGame> Player<G> for PerfectPlayer<G> {
     }
 }
 
-/// The Kalah solver as an exact mover.
-struct SolverMover {
-    solver: Solver,
-    node_cap: u64,
-}
-
-impl ExactMover<Kalah> for SolverMover {
-    fn exact_move(&mut self, pos: &Kalah) -> Option<(crate::game::kalah::KalahMove, i32)> {
-        let (mv, solution) = self.solver.best_move_capped(pos, self.node_cap).ok()??;
-        Some((mv, end_score::<Kalah>(solution.value, 0)))
-    }
+/// The perfect contender of a game with an endgame database: exact moves where the
+/// database holds the position and all its moves, the baseline's search elsewhere.
+pub fn from_tablebase<G: EvalGame>(tablebase: Arc<dyn Tablebase<G>>) -> Perfect<G> {
+    let shared = Arc::clone(&tablebase);
+    Perfect::new(
+        move || {
+            Box::new(TablebaseMover {
+                tablebase: Arc::clone(&shared),
+            })
+        },
+        Some(tablebase),
+    )
 }
 
 /// A tablebase as an exact mover: in a position it holds with all its moves, the move
@@ -146,64 +141,6 @@ impl<G: Game> ExactMover<G> for TablebaseMover<G> {
     }
 }
 
-impl PerfectGame for Brazilian {
-    fn perfect(
-        _: (),
-        tablebase: Option<Arc<dyn Tablebase<Brazilian>>>,
-        _: Option<&Path>,
-        _: u64,
-        _: &mut dyn FnMut(String),
-    ) -> Result<Perfect<Brazilian>, String> {
-        let tablebase = tablebase
-            .ok_or("perfect plays Brazilian draughts from the endgame database: give --egdb DIR")?;
-        let shared = Arc::clone(&tablebase);
-        Ok(Perfect::new(
-            move || {
-                Box::new(TablebaseMover {
-                    tablebase: Arc::clone(&shared),
-                })
-            },
-            Some(tablebase),
-        ))
-    }
-}
-
-impl PerfectGame for Kalah {
-    fn perfect(
-        rules: KalahRules,
-        _: Option<Arc<dyn Tablebase<Kalah>>>,
-        kalah_db_dir: Option<&Path>,
-        node_cap: u64,
-        note: &mut dyn FnMut(String),
-    ) -> Result<Perfect<Kalah>, String> {
-        let start = Kalah::start_of(rules);
-        let size = db_stones_for(stones(&pits_of(&start)));
-        let (db, _, took, warnings) = open_or_build(kalah_db_dir, rules, size);
-        for warning in warnings {
-            note(format!("warning: {warning}"));
-        }
-        note(format!(
-            "perfect: Kalah solver ({node_cap} nodes a move, then the search with stores), \
-             database of {size} stones ready in {:.1} s",
-            took.as_secs_f64()
-        ));
-        Ok(Perfect::new(
-            move || solver_mover(rules, &db, node_cap),
-            None,
-        ))
-    }
-}
-
-fn solver_mover(
-    rules: KalahRules,
-    db: &Arc<EndgameDb>,
-    node_cap: u64,
-) -> Box<dyn ExactMover<Kalah>> {
-    let solver = Solver::new(rules, SOLVER_TT_MIB, Some(Arc::clone(db)))
-        .expect("the database was built for these rules");
-    Box::new(SolverMover { solver, node_cap })
-}
-
 /// Reads `perfect` or `perfect:NODES` (the solver's nodes a move): `None` for any other
 /// text, `Some(Err)` for a bad count.
 pub fn parse_spec(text: &str) -> Option<Result<u64, String>> {
@@ -221,16 +158,15 @@ pub fn parse_spec(text: &str) -> Option<Result<u64, String>> {
     )
 }
 
-/// The perfect contender of a match for `variant` (Kalah databases in `kalah_db_dir`,
-/// else the folder of `evalearn solve`; notes on stderr).
+/// The perfect contender of a match for `variant` (solver databases in `db_dir`, else
+/// the game's default folder; notes on stderr).
 pub fn load<G: PerfectGame>(
     variant: G::Variant,
     tablebase: Option<Arc<dyn Tablebase<G>>>,
-    kalah_db_dir: Option<&Path>,
+    db_dir: Option<&Path>,
     node_cap: u64,
 ) -> Result<Box<Perfect<G>>, String> {
-    let dir = crate::game::kalah::solve::file::db_dir(kalah_db_dir);
-    G::perfect(variant, tablebase, dir.as_deref(), node_cap, &mut |line| {
+    G::perfect(variant, tablebase, db_dir, node_cap, &mut |line| {
         eprintln!("{line}")
     })
     .map(Box::new)

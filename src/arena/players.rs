@@ -54,6 +54,23 @@ impl<G: Game> Player<G> for Box<dyn Player<G>> {
     }
 }
 
+/// A protocol through which external engines play a game (Brazilian draughts: Hub),
+/// both ways: evalearn as an engine (a subcommand of the protocol's name) and other
+/// engines as match players. A game without one keeps the defaults.
+pub trait EngineProtocol: Game {
+    /// The protocol's name (`Hub`) and the subcommand serving a model through it
+    /// (`hub`), if the game has one.
+    const PROTOCOL: Option<(&'static str, &'static str)> = None;
+
+    /// Starts the external engine `command` as a player of this game.
+    fn external_player(command: &str) -> Result<Box<dyn Player<Self>>, String> {
+        Err(format!(
+            "{command}: {} has no external-engine protocol",
+            Self::NAME
+        ))
+    }
+}
+
 /// One side of a match, shared by the workers; each makes its own player.
 pub trait Contender<G: Game>: Sync {
     type Player: Player<G>;

@@ -99,9 +99,9 @@ impl<G: Game, C: Contender<G>> Contender<G> for BookContender<G, C> {
 mod tests {
     use super::*;
     use crate::book::BookMove;
-    use crate::eval::Material;
     use crate::game::MoveList;
     use crate::game::brazilian::Brazilian;
+    use crate::game::brazilian::Material;
     use crate::search::{SearchConfig, Searcher};
 
     #[test]

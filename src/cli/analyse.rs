@@ -6,10 +6,10 @@ use clap::Args;
 
 use super::args::{GameArg, load_evaluator, optional_eval};
 use super::egdb::EgdbOption;
+use super::games::{Games, Job};
 use super::{CliError, CliGame, position_arg};
 use crate::game::GameRecord;
 use crate::search::{Iteration, Limits, MAX_PLY, SearchConfig, Searcher, format_score};
-use crate::with_game;
 
 /// Depth searched when no limit is given.
 const DEFAULT_DEPTH: u32 = 12;
@@ -58,12 +58,12 @@ pub fn format_line<G: CliGame>(pos: &G, line: &[G::Move], algebraic: bool) -> St
     words.join(" ")
 }
 
-pub fn analyse(args: AnalyseArgs) -> Result<(), CliError> {
-    let (game, spec) = optional_eval(&args.game, args.eval.as_deref())?;
-    with_game!(game, analyse_of(args, spec))
+pub fn analyse(games: &Games, args: AnalyseArgs) -> Result<(), CliError> {
+    let (game, spec) = optional_eval(games, &args.game, args.eval.as_deref())?;
+    games.run(&game, Job::Analyse(args, spec))
 }
 
-fn analyse_of<G: CliGame>(
+pub(super) fn analyse_of<G: CliGame>(
     variant: G::Variant,
     args: AnalyseArgs,
     spec: Option<crate::eval::spec::EvalSpec>,

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use clap::Args;
 
+use super::games::Games;
 use super::{CliError, CliGame};
 use crate::arena::openings::{random_openings, read_openings};
 use crate::eval::EvalGame;
@@ -27,19 +28,21 @@ impl GameArg {
     /// The game of a command: `--game` if given, else the game the evaluator specs
     /// (model files, built-in evaluator names) belong to, else Brazilian draughts. A
     /// model or evaluator of another game than `--game` says is an error.
-    pub fn resolve(&self, specs: &[&EvalSpec]) -> Result<GameSpec, CliError> {
+    pub fn resolve(&self, games: &Games, specs: &[&EvalSpec]) -> Result<GameSpec, CliError> {
         let chosen = match &self.game {
-            Some(text) => {
-                Some(GameSpec::parse(text).map_err(|e| CliError::input(format!("--game: {e}")))?)
-            }
+            Some(text) => Some(
+                games
+                    .parse(text)
+                    .map_err(|e| CliError::input(format!("--game: {e}")))?,
+            ),
             None => None,
         };
         let mut implied: Option<(GameSpec, &EvalSpec)> = None;
         for spec in specs {
-            let Some(game) = spec.game().map_err(CliError::input)? else {
+            let Some(game) = games.game_of(spec).map_err(CliError::input)? else {
                 continue;
             };
-            if let Some(chosen) = chosen
+            if let Some(chosen) = &chosen
                 && chosen.family() != game.family()
             {
                 return Err(CliError::input(format!(
@@ -47,7 +50,7 @@ impl GameArg {
                     game.family()
                 )));
             }
-            if let Some((first, first_spec)) = implied
+            if let Some((first, first_spec)) = &implied
                 && first.family() != game.family()
             {
                 return Err(CliError::input(format!(
@@ -61,8 +64,26 @@ impl GameArg {
                 implied = Some((game, spec));
             }
         }
-        Ok(chosen.or(implied.map(|(game, _)| game)).unwrap_or_default())
+        Ok(chosen
+            .or(implied.map(|(game, _)| game))
+            .unwrap_or_else(|| games.default_game()))
     }
+}
+
+/// `--db-dir` and `--db-stones`: the databases of the commands that solve positions
+/// exactly (Kalah's solver).
+#[derive(Args, Debug, Clone, Default)]
+pub struct SolverDbArgs {
+    /// Folder the Kalah endgame databases and solved values are kept in, built once and
+    /// read back (checksummed) by later runs; default `$EVALEARN_KALAH_DB` (empty: keep
+    /// nothing on disk), else `kalah-db`
+    #[arg(long)]
+    pub db_dir: Option<PathBuf>,
+    /// Endgame database: every configuration with at most this many stones in the pits
+    /// (C(N+12, 12) bytes; 0 for none, at most 20); default: the stones in the pits, at
+    /// most 20
+    #[arg(long)]
+    pub db_stones: Option<u32>,
 }
 
 /// How long each move is searched: exactly one of depth, nodes or time.
@@ -116,7 +137,7 @@ pub struct OpeningArgs {
 
 impl OpeningArgs {
     /// `count` openings (a file's list is used round-robin by the caller).
-    pub fn openings<G: CliGame>(
+    pub(crate) fn openings<G: CliGame>(
         &self,
         variant: G::Variant,
         count: usize,
@@ -133,18 +154,23 @@ impl OpeningArgs {
 }
 
 /// Reads an evaluator argument (not loading it yet: the game may depend on it).
-pub fn eval_spec(flag: &str, text: &str) -> Result<EvalSpec, CliError> {
-    EvalSpec::parse(text).map_err(|e| CliError::input(format!("{flag}: {e}")))
+pub fn eval_spec(games: &Games, flag: &str, text: &str) -> Result<EvalSpec, CliError> {
+    games
+        .eval_spec(text)
+        .map_err(|e| CliError::input(format!("{flag}: {e}")))
 }
 
 /// Reads an optional `--eval` argument and the game of the command (see
 /// [`GameArg::resolve`]).
 pub fn optional_eval(
+    games: &Games,
     game: &GameArg,
     eval: Option<&str>,
 ) -> Result<(GameSpec, Option<EvalSpec>), CliError> {
-    let spec = eval.map(|text| eval_spec("--eval", text)).transpose()?;
-    let game = game.resolve(&spec.iter().collect::<Vec<_>>())?;
+    let spec = eval
+        .map(|text| eval_spec(games, "--eval", text))
+        .transpose()?;
+    let game = game.resolve(games, &spec.iter().collect::<Vec<_>>())?;
     Ok((game, spec))
 }
 

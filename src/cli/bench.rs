@@ -3,12 +3,12 @@
 use clap::Args;
 
 use super::args::{GameArg, load_evaluator, optional_eval};
+use super::games::{Games, Job};
 use super::{CliError, CliGame};
 use crate::eval::EvalGame;
 use crate::eval::spec::EvalSpec;
 use crate::search::bench;
 use crate::search::{MAX_PLY, format_score};
-use crate::with_game;
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
@@ -24,13 +24,13 @@ pub struct BenchArgs {
     eval: Option<String>,
 }
 
-pub fn bench(args: BenchArgs) -> Result<(), CliError> {
-    let (game, spec) = optional_eval(&args.game, args.eval.as_deref())?;
-    with_game!(game, bench_of(args, spec))
+pub fn bench(games: &Games, args: BenchArgs) -> Result<(), CliError> {
+    let (game, spec) = optional_eval(games, &args.game, args.eval.as_deref())?;
+    games.run(&game, Job::Bench(args, spec))
 }
 
 /// The bench always uses the game's standard variant (its positions are written for it).
-fn bench_of<G: CliGame>(
+pub(super) fn bench_of<G: CliGame>(
     variant: G::Variant,
     args: BenchArgs,
     spec: Option<EvalSpec>,

@@ -8,6 +8,7 @@ use std::time::Instant;
 use clap::{Args, Subcommand};
 
 use super::args::{GameArg, advance, eval_spec, load_evaluator, progress_bar};
+use super::games::{Games, Job};
 use super::interrupt;
 use super::{CliError, CliGame, position_arg};
 use crate::book::Book;
@@ -17,7 +18,6 @@ use crate::game::{Game, GameSpec};
 use crate::io::book::{self as book_file, MAX_ENTRIES};
 use crate::io::dataset::Dataset;
 use crate::search::{MAX_PLY, format_score};
-use crate::with_game;
 
 #[derive(Args, Debug)]
 pub struct BookArgs {
@@ -98,7 +98,7 @@ pub fn read_book<G: Game>(variant: G::Variant, path: &Path) -> Result<Arc<Book<G
         .map_err(|e| CliError::input(e.to_string()))
 }
 
-pub fn book(args: BookArgs) -> Result<(), CliError> {
+pub fn book(games: &Games, args: BookArgs) -> Result<(), CliError> {
     match args.command {
         BookCommand::Build(args) => {
             super::args::check_output("--out", &args.out)?;
@@ -108,29 +108,30 @@ pub fn book(args: BookArgs) -> Result<(), CliError> {
                     args.out.display()
                 )));
             }
-            let spec = eval_spec("--eval", &args.eval)?;
-            let game = args.game.resolve(&[&spec])?;
-            with_game!(game, build_of(args, spec))
+            let spec = eval_spec(games, "--eval", &args.eval)?;
+            let game = args.game.resolve(games, &[&spec])?;
+            games.run(&game, Job::BookBuild(args, spec))
         }
         BookCommand::Info { path } => {
-            let game = recorded_game(&path)?;
-            with_game!(game, info_of(&path))
+            let game = recorded_game(games, &path)?;
+            games.run(&game, Job::BookInfo(path))
         }
         BookCommand::Probe { path, position } => {
-            let game = recorded_game(&path)?;
-            with_game!(game, probe_of(&path, position.as_deref()))
+            let game = recorded_game(games, &path)?;
+            games.run(&game, Job::BookProbe(path, position))
         }
     }
 }
 
 /// The game a book file is of, from its (checked) header.
-fn recorded_game(path: &Path) -> Result<GameSpec, CliError> {
+fn recorded_game(games: &Games, path: &Path) -> Result<GameSpec, CliError> {
     let header = book_file::read_header(path).map_err(|e| CliError::input(e.to_string()))?;
-    GameSpec::parse(&header.game)
+    games
+        .parse(&header.game)
         .map_err(|e| CliError::input(format!("book file {}: recorded game: {e}", path.display())))
 }
 
-fn build_of<G: CliGame>(
+pub(super) fn build_of<G: CliGame>(
     variant: G::Variant,
     args: BuildArgs,
     spec: EvalSpec,
@@ -223,7 +224,7 @@ fn build_of<G: CliGame>(
     Ok(())
 }
 
-fn info_of<G: CliGame>(variant: G::Variant, path: &Path) -> Result<(), CliError> {
+pub(super) fn info_of<G: CliGame>(variant: G::Variant, path: &Path) -> Result<(), CliError> {
     let book = read_book::<G>(variant, path)?;
     let moves: usize = book.positions().map(|(_, m)| m.len()).sum();
     let by_ply: Vec<String> = book
@@ -252,7 +253,7 @@ fn info_of<G: CliGame>(variant: G::Variant, path: &Path) -> Result<(), CliError>
     Ok(())
 }
 
-fn probe_of<G: CliGame>(
+pub(super) fn probe_of<G: CliGame>(
     variant: G::Variant,
     path: &Path,
     position: Option<&str>,

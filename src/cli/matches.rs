@@ -13,6 +13,7 @@ use super::args::{
 };
 use super::book::read_book;
 use super::egdb::EgdbOption;
+use super::games::{Games, Job};
 use super::interrupt;
 use super::{CliError, CliGame};
 use crate::arena::interrupt::Interruptible;
@@ -25,9 +26,8 @@ use crate::arena::players::{Contender, Engine, Player};
 use crate::arena::stats::{GameResult, SprtParams};
 use crate::book::player::BookContender;
 use crate::eval::spec::{AnyEvaluator, EvalSpec};
-use crate::game::{EndReason, GameSpec, SavedGame, Side, player_tag};
+use crate::game::{EndReason, SavedGame, Side, player_tag};
 use crate::search::{Limits, MAX_PLY, SearchConfig, Tablebase};
-use crate::with_game;
 
 #[derive(Args, Debug)]
 // One limit per move for both engines, and at most one more for each engine alone: two
@@ -195,7 +195,7 @@ enum EgdbSides {
 }
 
 /// What `--a` or `--b` names.
-enum SideSpec {
+pub(crate) enum SideSpec {
     Eval(EvalSpec),
     /// `hub:COMMAND`: an external engine.
     Hub(String),
@@ -204,7 +204,7 @@ enum SideSpec {
 }
 
 impl SideSpec {
-    fn parse(flag: &str, text: &str) -> Result<SideSpec, CliError> {
+    fn parse(games: &Games, flag: &str, text: &str) -> Result<SideSpec, CliError> {
         if let Some(cap) = perfect::parse_spec(text) {
             return cap
                 .map(SideSpec::Perfect)
@@ -215,7 +215,7 @@ impl SideSpec {
                 "{flag} {text}: give the engine's command after hub:, e.g. hub:\"scan hub\""
             ))),
             Some(command) => Ok(SideSpec::Hub(command.trim().to_string())),
-            None => Ok(SideSpec::Eval(eval_spec(flag, text)?)),
+            None => Ok(SideSpec::Eval(eval_spec(games, flag, text)?)),
         }
     }
 
@@ -254,33 +254,24 @@ impl<G: CliGame> Contender<G> for MatchSide<G> {
     fn player(&self, tt_mib: usize) -> Result<Box<dyn Player<G>>, String> {
         match self {
             MatchSide::Search(evaluator) => Ok(Box::new((**evaluator).player(tt_mib)?)),
-            MatchSide::Hub(command) => G::hub_player(command),
+            MatchSide::Hub(command) => G::external_player(command),
             MatchSide::Perfect(side) => Ok(Box::new(side.player(tt_mib)?)),
         }
     }
 }
 
-pub fn run(args: MatchArgs) -> Result<(), CliError> {
+pub fn run(games: &Games, args: MatchArgs) -> Result<(), CliError> {
     if let Some(path) = &args.record {
         check_output(typed_flag("--record", &["--pdn"]), path)?;
     }
     if let Some(path) = &args.json {
         check_output("--json", path)?;
     }
-    let spec_a = SideSpec::parse("--a", &args.a)?;
-    let spec_b = SideSpec::parse("--b", &args.b)?;
+    let spec_a = SideSpec::parse(games, "--a", &args.a)?;
+    let spec_b = SideSpec::parse(games, "--b", &args.b)?;
     let evals: Vec<&EvalSpec> = [&spec_a, &spec_b].iter().filter_map(|s| s.eval()).collect();
-    let game = args.game.resolve(&evals)?;
-    if game != GameSpec::Brazilian
-        && let Some(hub) = [&spec_a, &spec_b]
-            .into_iter()
-            .find(|s| matches!(s, SideSpec::Hub(_)))
-    {
-        return Err(CliError::input(format!(
-            "{hub}: Hub engines play Brazilian draughts, not {game}"
-        )));
-    }
-    with_game!(game, run_match_of(args, spec_a, spec_b))
+    let game = args.game.resolve(games, &evals)?;
+    games.run(&game, Job::Match(Box::new(args), spec_a, spec_b))
 }
 
 fn load_side<G: CliGame>(
@@ -301,12 +292,23 @@ fn load_side<G: CliGame>(
     }
 }
 
-fn run_match_of<G: CliGame>(
+pub(super) fn run_match_of<G: CliGame>(
     variant: G::Variant,
     args: MatchArgs,
     spec_a: SideSpec,
     spec_b: SideSpec,
 ) -> Result<(), CliError> {
+    if G::PROTOCOL.is_none()
+        && let Some(engine) = [&spec_a, &spec_b]
+            .into_iter()
+            .find(|s| matches!(s, SideSpec::Hub(_)))
+    {
+        return Err(CliError::input(format!(
+            "{engine}: {} has no external-engine protocol (hub: engines play Brazilian \
+             draughts)",
+            G::variant_name(variant)
+        )));
+    }
     if !args.games.is_multiple_of(2) {
         return Err(CliError::input(format!(
             "--games {}: must be even (each opening is played twice, colours swapped)",

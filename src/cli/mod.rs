@@ -1,39 +1,43 @@
 //! The `evalearn` command line: one binary, one subcommand per job.
 
-mod accuracy;
+pub mod accuracy;
 mod analyse;
-mod args;
+pub mod args;
 mod bench;
 mod book;
-mod egdb;
-mod hub;
-mod interrupt;
+pub mod egdb;
+mod games;
+pub mod interrupt;
 mod matches;
 mod model;
 mod perft;
 pub(crate) mod play;
 mod selfplay;
 mod serve;
-mod solve;
 mod tournament;
 mod train;
-mod treestats;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+pub use games::Games;
+pub(crate) use games::{Handle, OwnCommands};
+
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::accuracy::heldout::HeldOutGame;
 use crate::arena::perfect::PerfectGame;
+use crate::arena::players::EngineProtocol;
 use crate::eval::EvalGame;
-use crate::hub::HubGame;
+use crate::game::GameFile;
+use crate::game::view::Terminal;
 use crate::search::bench::Bench;
+use crate::web::WebGame;
 
 #[derive(Parser, Debug)]
 #[command(
     name = "evalearn",
     version,
-    about = "Learns evaluation functions for board games (Brazilian draughts, Kalah) by self-play",
+    about = "Learns evaluation functions for board games by self-play",
     propagate_version = true
 )]
 struct Cli {
@@ -53,8 +57,6 @@ enum Command {
     Match(Box<matches::MatchArgs>),
     /// Round robin of evaluators (optionally trained first): table and ratings
     Tournament(Box<tournament::TournamentArgs>),
-    /// Play Brazilian draughts over the Hub protocol on stdin/stdout (GUIs, pydraughts, bots)
-    Hub(hub::HubArgs),
     /// Play, watch training and replay games in the browser (a local web app)
     Serve(serve::ServeArgs),
     /// Play games of an evaluator against itself and write them as a dataset
@@ -67,10 +69,6 @@ enum Command {
     Analyse(analyse::AnalyseArgs),
     /// Build, inspect or probe opening books
     Book(book::BookArgs),
-    /// Endgame databases (Brazilian draughts): build, probe, verify, info
-    Egdb(egdb::EgdbArgs),
-    /// Solve a Kalah position exactly: the final store margin under perfect play
-    Solve(solve::SolveArgs),
     /// How close an evaluator is to perfect play, on positions with exact values
     Accuracy(accuracy::AccuracyArgs),
     /// Search fixed positions; the last line is `NODES nodes NPS nps`
@@ -79,8 +77,6 @@ enum Command {
     Perft(perft::PerftArgs),
     /// List the legal moves of a position, one per line
     Moves(perft::MovesArgs),
-    /// Mean search-tree sizes of search algorithms (Beling's master's thesis, table 6.2)
-    Treestats(treestats::TreeStatsArgs),
 }
 
 /// A failed command: the message for stderr and the exit status.
@@ -108,55 +104,83 @@ impl CliError {
     }
 }
 
-/// Parses the arguments, runs the command and returns the exit status.
-pub fn run() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(err) => {
-            let _ = err.print();
-            return ExitCode::from(if err.use_stderr() { 2 } else { 0 });
-        }
-    };
-    let result = match cli.command {
-        Command::Perft(args) => perft::perft(args),
-        Command::Moves(args) => perft::moves(args),
-        Command::Analyse(args) => analyse::analyse(args),
-        Command::Bench(args) => bench::bench(args),
-        Command::Treestats(args) => treestats::treestats(args),
-        Command::Play(args) => play::play(args),
-        Command::Model(args) => model::model(args),
-        Command::Selfplay(args) => selfplay::selfplay(args),
-        Command::Dataset(args) => selfplay::dataset(args),
-        Command::Match(args) => matches::run(*args),
-        Command::Book(args) => book::book(args),
-        Command::Tournament(args) => tournament::tournament(*args),
-        Command::Train(args) => train::run(args),
-        Command::Solve(args) => solve::solve(args),
-        Command::Accuracy(args) => accuracy::accuracy(args),
-        Command::Hub(args) => hub::hub(args),
-        Command::Serve(args) => serve::serve(args),
-        Command::Egdb(args) => egdb::egdb(args),
+/// Parses the arguments, runs the command and returns the exit status. `games` are the
+/// games offered (the registry's: [`crate::game::registry::GAMES`]), with their own
+/// subcommands.
+pub fn run(games: &Games) -> ExitCode {
+    let own = games.own();
+    let command = own.augment(Cli::command());
+    let result = match command.try_get_matches() {
+        Err(err) => Err(err),
+        Ok(matches) => match own.run(&matches) {
+            Some(result) => Ok(result),
+            None => Cli::from_arg_matches(&matches).map(|cli| run_command(games, cli.command)),
+        },
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
+            let _ = err.print();
+            ExitCode::from(if err.use_stderr() { 2 } else { 0 })
+        }
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(err)) => {
             eprintln!("error: {}", err.message);
             ExitCode::from(err.status)
         }
     }
 }
 
-/// Everything a command needs of a game: evaluation and learning ([`EvalGame`]), its
-/// bench positions, its terminal interface, external engines ([`HubGame`]) and endgame
-/// databases ([`egdb::EgdbGame`]), its perfect player ([`PerfectGame`]) and its held-out
-/// accuracy sample ([`HeldOutGame`]).
-pub trait CliGame:
-    EvalGame + Bench + play::Terminal + HubGame + egdb::EgdbGame + PerfectGame + HeldOutGame
+fn run_command(games: &Games, command: Command) -> Result<(), CliError> {
+    match command {
+        Command::Perft(args) => perft::perft(games, args),
+        Command::Moves(args) => perft::moves(games, args),
+        Command::Analyse(args) => analyse::analyse(games, args),
+        Command::Bench(args) => bench::bench(games, args),
+        Command::Play(args) => play::play(games, args),
+        Command::Model(args) => model::model(games, args),
+        Command::Selfplay(args) => selfplay::selfplay(games, args),
+        Command::Dataset(args) => selfplay::dataset(games, args),
+        Command::Match(args) => matches::run(games, *args),
+        Command::Book(args) => book::book(games, args),
+        Command::Tournament(args) => tournament::tournament(games, *args),
+        Command::Train(args) => train::run(games, args),
+        Command::Accuracy(args) => accuracy::accuracy(games, args),
+        Command::Serve(args) => serve::serve(games, args),
+    }
+}
+
+/// Everything the commands need of a game, each part a trait a game implements in its
+/// folder: evaluation ([`EvalGame`]), its files ([`GameFile`]) and texts for people
+/// ([`Terminal`]), its bench positions ([`Bench`]), learning ([`TrainGame`]), and what
+/// some games have and others keep the defaults of — external engines
+/// ([`EngineProtocol`]), endgame databases ([`egdb::EgdbGame`]), a perfect player
+/// ([`PerfectGame`]), positions with exact values ([`HeldOutGame`],
+/// [`accuracy::AccuracyGame`]) — and the browser's view of it ([`WebGame`]).
+pub(crate) trait CliGame:
+    EvalGame
+    + GameFile
+    + Terminal
+    + Bench
+    + EngineProtocol
+    + egdb::EgdbGame
+    + PerfectGame
+    + HeldOutGame
+    + accuracy::AccuracyGame
+    + WebGame
 {
 }
 
-impl<G: EvalGame + Bench + play::Terminal + HubGame + egdb::EgdbGame + PerfectGame + HeldOutGame>
-    CliGame for G
+impl<G> CliGame for G where
+    G: EvalGame
+        + GameFile
+        + Terminal
+        + Bench
+        + EngineProtocol
+        + egdb::EgdbGame
+        + PerfectGame
+        + HeldOutGame
+        + accuracy::AccuracyGame
+        + WebGame
 {
 }
 

@@ -5,13 +5,12 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 
 use super::args::GameArg;
+use super::games::{Games, Job};
 use super::{CliError, CliGame};
 use crate::eval::glem::{self, GlemModel};
 use crate::eval::linear::{self, LinearWeights};
 use crate::eval::td;
-use crate::game::GameSpec;
 use crate::io::model::{self, ModelHeader};
-use crate::with_game;
 
 #[derive(Args, Debug)]
 pub struct ModelArgs {
@@ -33,14 +32,15 @@ enum ModelCommand {
     },
 }
 
-pub fn model(args: ModelArgs) -> Result<(), CliError> {
+pub fn model(games: &Games, args: ModelArgs) -> Result<(), CliError> {
     match args.command {
         ModelCommand::Info { path, game } => {
             let header = model::read_header(&path).map_err(|e| CliError::input(e.to_string()))?;
             if let Some(text) = &game.game {
-                let wanted =
-                    GameSpec::parse(text).map_err(|e| CliError::input(format!("--game: {e}")))?;
-                let recorded = GameSpec::parse(&header.game).map_err(|e| {
+                let wanted = games
+                    .parse(text)
+                    .map_err(|e| CliError::input(format!("--game: {e}")))?;
+                let recorded = games.parse(&header.game).map_err(|e| {
                     CliError::input(format!("{}: recorded game: {e}", path.display()))
                 })?;
                 if recorded.family() != wanted.family() {
@@ -53,15 +53,16 @@ pub fn model(args: ModelArgs) -> Result<(), CliError> {
                 }
             }
             println!("{header}");
-            let recorded = GameSpec::parse(&header.game)
+            let recorded = games
+                .parse(&header.game)
                 .map_err(|e| CliError::input(format!("{}: recorded game: {e}", path.display())))?;
-            with_game!(recorded, describe(&path, &header))
+            games.run(&recorded, Job::ModelInfo(path, Box::new(header)))
         }
     }
 }
 
 /// Prints what the model payload holds, checked as any model of game `G` is.
-fn describe<G: CliGame>(
+pub(super) fn describe<G: CliGame>(
     _variant: G::Variant,
     path: &std::path::Path,
     header: &ModelHeader,

@@ -5,9 +5,9 @@ use std::time::Instant;
 use clap::Args;
 
 use super::args::GameArg;
+use super::games::{Games, Job};
 use super::{CliError, CliGame, position_arg};
 use crate::game::perft;
-use crate::with_game;
 
 /// Deepest perft accepted (depth 13 of draughts from the start is 2.5e9 leaves).
 const MAX_PERFT_DEPTH: u32 = 30;
@@ -43,12 +43,12 @@ pub struct MovesArgs {
     algebraic: bool,
 }
 
-pub fn perft(args: PerftArgs) -> Result<(), CliError> {
-    let spec = args.game.resolve(&[])?;
-    with_game!(spec, perft_of(args))
+pub fn perft(games: &Games, args: PerftArgs) -> Result<(), CliError> {
+    let spec = args.game.resolve(games, &[])?;
+    games.run(&spec, Job::Perft(args))
 }
 
-fn perft_of<G: CliGame>(variant: G::Variant, args: PerftArgs) -> Result<(), CliError> {
+pub(super) fn perft_of<G: CliGame>(variant: G::Variant, args: PerftArgs) -> Result<(), CliError> {
     let pos: G = position_arg(variant, args.position.as_deref())?;
     let started = Instant::now();
     let nodes = if args.divide {
@@ -71,12 +71,12 @@ fn perft_of<G: CliGame>(variant: G::Variant, args: PerftArgs) -> Result<(), CliE
     Ok(())
 }
 
-pub fn moves(args: MovesArgs) -> Result<(), CliError> {
-    let spec = args.game.resolve(&[])?;
-    with_game!(spec, moves_of(args))
+pub fn moves(games: &Games, args: MovesArgs) -> Result<(), CliError> {
+    let spec = args.game.resolve(games, &[])?;
+    games.run(&spec, Job::Moves(args))
 }
 
-fn moves_of<G: CliGame>(variant: G::Variant, args: MovesArgs) -> Result<(), CliError> {
+pub(super) fn moves_of<G: CliGame>(variant: G::Variant, args: MovesArgs) -> Result<(), CliError> {
     let pos: G = position_arg(variant, args.position.as_deref())?;
     let mut moves = G::Moves::default();
     pos.legal_moves(&mut moves);

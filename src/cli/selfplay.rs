@@ -12,6 +12,7 @@ use super::args::{
 };
 use super::book::read_book;
 use super::egdb::EgdbOption;
+use super::games::{Games, Job};
 use super::interrupt;
 use super::{CliError, CliGame};
 use crate::arena::engine_game::Exploration;
@@ -19,12 +20,11 @@ use crate::arena::matches::{DEFAULT_PLY_CAP, GAMES_TT_MIB};
 use crate::arena::players::Engine;
 use crate::book::Book;
 use crate::eval::spec::{AnyEvaluator, EvalSpec};
-use crate::game::{EndReason, Game, GameSpec, SavedGame, Side, player_tag};
+use crate::game::{EndReason, Game, SavedGame, Side, player_tag};
 use crate::io::dataset::{self, Dataset, DatasetGame, DatasetWriter};
 use crate::learn::config::TrainConfig;
 use crate::learn::train::plan_shard;
 use crate::selfplay::{self, SelfPlayConfig, Shard, Tally};
-use crate::with_game;
 
 /// Most games one run plays.
 const MAX_GAMES: u64 = 100_000_000;
@@ -125,7 +125,7 @@ enum DatasetCommand {
     },
 }
 
-pub fn selfplay(args: SelfPlayArgs) -> Result<(), CliError> {
+pub fn selfplay(games: &Games, args: SelfPlayArgs) -> Result<(), CliError> {
     check_output("--out", &args.out)?;
     if let Some(path) = &args.record {
         check_output(typed_flag("--record", &["--pdn"]), path)?;
@@ -133,15 +133,18 @@ pub fn selfplay(args: SelfPlayArgs) -> Result<(), CliError> {
     if let Some(path) = args.config.clone() {
         let (config, text) =
             TrainConfig::read(&path).map_err(|e| CliError::input(e.to_string()))?;
-        let game = config.game_spec();
-        return with_game!(game, selfplay_of_run(args, &path, config, text));
+        let game = super::train::config_game(games, &path, &config)?;
+        return games.run(
+            &game,
+            Job::SelfPlayRun(Box::new(args), path, Box::new(config), text),
+        );
     }
     let Some(eval) = &args.eval else {
         return Err(CliError::input("--eval is needed (or --config)"));
     };
-    let spec = eval_spec("--eval", eval)?;
-    let game = args.game.resolve(&[&spec])?;
-    with_game!(game, selfplay_of(args, spec))
+    let spec = eval_spec(games, "--eval", eval)?;
+    let game = args.game.resolve(games, &[&spec])?;
+    games.run(&game, Job::SelfPlay(Box::new(args), spec))
 }
 
 /// A self-play run to play: how, with what, from where.
@@ -155,7 +158,7 @@ struct Plan<G: CliGame> {
 }
 
 /// `selfplay --eval`: the games the options describe.
-fn selfplay_of<G: CliGame>(
+pub(super) fn selfplay_of<G: CliGame>(
     variant: G::Variant,
     args: SelfPlayArgs,
     spec: EvalSpec,
@@ -218,7 +221,7 @@ fn selfplay_of<G: CliGame>(
 }
 
 /// `selfplay --config`: a shard of the next iteration of a training run.
-fn selfplay_of_run<G: CliGame>(
+pub(super) fn selfplay_of_run<G: CliGame>(
     variant: G::Variant,
     args: SelfPlayArgs,
     path: &Path,
@@ -364,7 +367,7 @@ pub fn saved_game<G: Game>(game: &DatasetGame<G>, player: &str) -> SavedGame<G> 
     }
 }
 
-pub fn dataset(args: DatasetArgs) -> Result<(), CliError> {
+pub fn dataset(games: &Games, args: DatasetArgs) -> Result<(), CliError> {
     if let DatasetCommand::Merge { out, .. } = &args.command {
         check_output("--out", out)?;
     }
@@ -373,12 +376,13 @@ pub fn dataset(args: DatasetArgs) -> Result<(), CliError> {
         DatasetCommand::Merge { inputs, .. } => &inputs[0],
     };
     let name = dataset::read_game_name(first).map_err(|e| CliError::input(e.to_string()))?;
-    let game = GameSpec::parse(&name)
+    let game = games
+        .parse(&name)
         .map_err(|e| CliError::input(format!("dataset {}: {e}", first.display())))?;
-    with_game!(game, dataset_of(args, name))
+    games.run(&game, Job::Dataset(args, name))
 }
 
-fn dataset_of<G: CliGame>(
+pub(super) fn dataset_of<G: CliGame>(
     _variant: G::Variant,
     args: DatasetArgs,
     name: String,

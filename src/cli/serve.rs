@@ -10,7 +10,7 @@ use clap::Args;
 
 use super::CliError;
 use super::egdb::EgdbOption;
-use crate::game::brazilian::Brazilian;
+use super::games::Games;
 use crate::search::MAX_PLY;
 use crate::search::time::RealClock;
 use crate::web::{App, Config, Server};
@@ -50,7 +50,7 @@ pub struct ServeArgs {
     egdb: EgdbOption,
 }
 
-pub fn serve(args: ServeArgs) -> Result<(), CliError> {
+pub fn serve(games: &Games, args: ServeArgs) -> Result<(), CliError> {
     for (flag, dir) in [("--models", &args.models), ("--runs", &args.runs)] {
         if let Some(dir) = dir
             && !dir.is_dir()
@@ -69,13 +69,13 @@ pub fn serve(args: ServeArgs) -> Result<(), CliError> {
         max_movetime: Duration::from_secs(args.max_seconds),
         idle_timeout: Duration::from_secs(args.idle_minutes * 60),
         tt_mib: args.tt_mb as usize,
-        draughts_tablebase: args.egdb.load::<Brazilian>()?,
+        tablebases: games.tablebases(&args.egdb)?,
         ..Config::default()
     };
     let address = SocketAddr::new(args.host, args.port);
     let listener = std::net::TcpListener::bind(address)
         .map_err(|e| CliError::failure(format!("cannot listen on {address}: {e}")))?;
-    let app = App::new(config, Arc::new(RealClock::new()));
+    let app = App::new(games.web(), config, Arc::new(RealClock::new()));
     let server = Server::start(app, listener)
         .map_err(|e| CliError::failure(format!("cannot start the server: {e}")))?;
     let bound = server.addr();

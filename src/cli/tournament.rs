@@ -11,12 +11,12 @@ use super::args::{
     progress_bar, write_output,
 };
 use super::egdb::EgdbOption;
+use super::games::{Games, Job};
 use super::{CliError, CliGame};
 use crate::arena::matches::{DEFAULT_PLY_CAP, GAMES_TT_MIB, MatchConfig, run_match};
 use crate::arena::players::Engine;
 use crate::arena::tournament::{PairingResult, markdown, pairings, ratings};
 use crate::eval::spec::{AnyEvaluator, EvalSpec};
-use crate::with_game;
 
 /// Most players in one round robin.
 const MAX_PLAYERS: usize = 16;
@@ -67,7 +67,7 @@ pub struct TournamentArgs {
     json: Option<PathBuf>,
 }
 
-pub fn tournament(args: TournamentArgs) -> Result<(), CliError> {
+pub fn tournament(games: &Games, args: TournamentArgs) -> Result<(), CliError> {
     for (flag, path) in [("--markdown", &args.markdown), ("--json", &args.json)] {
         if let Some(path) = path {
             check_output(flag, path)?;
@@ -88,11 +88,11 @@ pub fn tournament(args: TournamentArgs) -> Result<(), CliError> {
     }
     let mut specs = Vec::with_capacity(players);
     for config in &args.train {
-        let model = super::train::train_from_scratch(config, &args.egdb)?;
+        let model = super::train::train_from_scratch(games, config, &args.egdb)?;
         specs.push(EvalSpec::Model(model));
     }
     for text in &args.players {
-        specs.push(eval_spec("--players", text)?);
+        specs.push(eval_spec(games, "--players", text)?);
     }
     let names = player_names(&specs);
     if let Some(twice) = (1..names.len()).find(|&i| names[..i].contains(&names[i])) {
@@ -101,8 +101,10 @@ pub fn tournament(args: TournamentArgs) -> Result<(), CliError> {
             names[twice]
         )));
     }
-    let game = args.game.resolve(&specs.iter().collect::<Vec<_>>())?;
-    with_game!(game, tournament_of(args, specs, names))
+    let game = args
+        .game
+        .resolve(games, &specs.iter().collect::<Vec<_>>())?;
+    games.run(&game, Job::Tournament(Box::new(args), specs, names))
 }
 
 /// Short names for the table: a model's file stem (`models/td.bin` → `td`), unless two
@@ -125,7 +127,7 @@ fn player_names(specs: &[EvalSpec]) -> Vec<String> {
     }
 }
 
-fn tournament_of<G: CliGame>(
+pub(super) fn tournament_of<G: CliGame>(
     variant: G::Variant,
     args: TournamentArgs,
     specs: Vec<EvalSpec>,

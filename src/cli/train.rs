@@ -13,6 +13,7 @@ use indicatif::{HumanDuration, MultiProgress, ProgressBar, ProgressDrawTarget};
 
 use super::args::progress_bar;
 use super::egdb::EgdbOption;
+use super::games::{Games, Job};
 use super::interrupt;
 use super::{CliError, CliGame};
 use crate::game::GameSpec;
@@ -22,7 +23,6 @@ use crate::learn::config::TrainConfig;
 use crate::learn::train::{
     MetricsLine, RecordedGames, Stage, Start, TrainOptions, next_split_iteration, train,
 };
-use crate::with_game;
 
 #[derive(Args, Debug)]
 pub struct TrainArgs {
@@ -60,29 +60,39 @@ pub struct TrainArgs {
 
 /// Trains `config` from scratch, as `evalearn train --config CONFIG` does, and returns
 /// the path of the model it wrote.
-pub fn train_from_scratch(config: &Path, egdb: &EgdbOption) -> Result<PathBuf, CliError> {
+pub fn train_from_scratch(
+    games: &Games,
+    config: &Path,
+    egdb: &EgdbOption,
+) -> Result<PathBuf, CliError> {
     let (parsed, _) = TrainConfig::read(config).map_err(|e| CliError::input(e.to_string()))?;
-    run(TrainArgs {
-        config: config.to_path_buf(),
-        resume: false,
-        restart: false,
-        from_dataset: None,
-        threads: None,
-        plan: false,
-        egdb: egdb.clone(),
-    })?;
+    run(
+        games,
+        TrainArgs {
+            config: config.to_path_buf(),
+            resume: false,
+            restart: false,
+            from_dataset: None,
+            threads: None,
+            plan: false,
+            egdb: egdb.clone(),
+        },
+    )?;
     Ok(parsed.model)
 }
 
-pub fn run(args: TrainArgs) -> Result<(), CliError> {
+pub fn run(games: &Games, args: TrainArgs) -> Result<(), CliError> {
     let (mut config, text) =
         TrainConfig::read(&args.config).map_err(|e| CliError::input(e.to_string()))?;
-    let game = config.game_spec();
+    let game = config_game(games, &args.config, &config)?;
     if args.plan {
-        return with_game!(game, plan(&args, &config, &text));
+        return games.run(
+            &game,
+            Job::TrainPlan(Box::new(args), Box::new(config), text),
+        );
     }
     let Some(threads) = args.threads else {
-        return with_game!(game, train_game(args, config, text));
+        return games.run(&game, Job::Train(Box::new(args), Box::new(config), text));
     };
     // The fitting's parallel loops use the current rayon pool, the games their own.
     config.selfplay.threads = threads;
@@ -90,12 +100,23 @@ pub fn run(args: TrainArgs) -> Result<(), CliError> {
         .num_threads(threads)
         .build()
         .map_err(|e| CliError::failure(format!("cannot start {threads} threads: {e}")))?
-        .install(|| with_game!(game, train_game(args, config, text)))
+        .install(|| games.run(&game, Job::Train(Box::new(args), Box::new(config), text)))
+}
+
+/// The game a config trains, checked against the games offered.
+pub fn config_game(games: &Games, path: &Path, config: &TrainConfig) -> Result<GameSpec, CliError> {
+    games.parse(&config.game).map_err(|e| {
+        CliError::input(format!(
+            "config {}: game: {e} (got {:?})",
+            path.display(),
+            config.game
+        ))
+    })
 }
 
 /// `train --plan`: where the run of `config` stands when split into shards, in a
 /// sentence and then as `key value` lines for scripts (`deploy/slurm`); writes nothing.
-fn plan<G: CliGame>(
+pub(super) fn plan<G: CliGame>(
     variant: G::Variant,
     args: &TrainArgs,
     config: &TrainConfig,
@@ -157,7 +178,7 @@ fn plan<G: CliGame>(
     Ok(())
 }
 
-fn train_game<G: CliGame>(
+pub(super) fn train_game<G: CliGame>(
     variant: G::Variant,
     args: TrainArgs,
     config: TrainConfig,
@@ -375,10 +396,10 @@ fn print_next_commands<G: CliGame>(config: &TrainConfig) {
             ),
         ),
     ];
-    if config.game_spec() == GameSpec::Brazilian {
+    if let Some((protocol, command)) = G::PROTOCOL {
         next.push((
-            "as a Hub engine (GUIs):".to_string(),
-            format!("evalearn hub --model {model}"),
+            format!("as a {protocol} engine (GUIs):"),
+            format!("evalearn {command} --model {model}"),
         ));
     }
     let width = next.iter().map(|(label, _)| label.chars().count()).max();

@@ -516,6 +516,8 @@ struct Compiled {
     phase_len: usize,
     /// Quarter centi-units, `[phase][region block]`.
     tables: Vec<i16>,
+    /// Centi-units per logit ([`GlemModel::scale`]).
+    scale: f32,
 }
 
 impl<G> fmt::Debug for Glem<G> {
@@ -608,6 +610,7 @@ impl<G: Atoms> Glem<G> {
                 phase_of: model.phases.table(),
                 phase_len,
                 tables,
+                scale: model.scale,
             }),
             game: PhantomData,
         }
@@ -730,5 +733,9 @@ impl<G: Atoms> Evaluator<G> for Glem<G> {
 
     fn name(&self) -> String {
         KIND.to_string()
+    }
+
+    fn logit_scale(&self) -> Option<f64> {
+        Some(f64::from(self.inner.scale))
     }
 }

@@ -252,8 +252,8 @@ impl<G: Features> Evaluator<G> for Linear<G> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::Material;
     use crate::game::brazilian::Brazilian;
+    use crate::game::brazilian::Material;
 
     #[test]
     fn zero_weights_evaluate_like_material() {

@@ -5,13 +5,9 @@
 //! time. Training lives with the learners and builds on this module, never the reverse.
 
 pub mod glem;
-pub mod kalah;
 pub mod linear;
-mod material;
 pub mod spec;
 pub mod td;
-
-pub use material::Material;
 
 use crate::game::{Game, GameFile};
 
@@ -28,6 +24,13 @@ pub trait Evaluator<G: Game>: Send + Sync {
 
     /// A short name for reports (`material`, a model's file name).
     fn name(&self) -> String;
+
+    /// Centi-units per logit when the evaluator's values are logits of the expected
+    /// result (σ(value / scale) is the side to move's expected score: TD, GLEM); `None`
+    /// for values that are no probability (material).
+    fn logit_scale(&self) -> Option<f64> {
+        None
+    }
 
     /// State for one searcher that evaluates incrementally along the search path, able
     /// to hold `plies` plies (root at ply 0); `None` (the default): the search calls
@@ -57,6 +60,9 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for &E {
     fn name(&self) -> String {
         (**self).name()
     }
+    fn logit_scale(&self) -> Option<f64> {
+        (**self).logit_scale()
+    }
     fn incremental(&self, plies: usize) -> Option<Box<dyn IncrementalEval<G>>> {
         (**self).incremental(plies)
     }
@@ -69,6 +75,9 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for Box<E> {
     fn name(&self) -> String {
         (**self).name()
     }
+    fn logit_scale(&self) -> Option<f64> {
+        (**self).logit_scale()
+    }
     fn incremental(&self, plies: usize) -> Option<Box<dyn IncrementalEval<G>>> {
         (**self).incremental(plies)
     }
@@ -80,6 +89,9 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for std::sync::Arc<E> {
     }
     fn name(&self) -> String {
         (**self).name()
+    }
+    fn logit_scale(&self) -> Option<f64> {
+        (**self).logit_scale()
     }
     fn incremental(&self, plies: usize) -> Option<Box<dyn IncrementalEval<G>>> {
         (**self).incremental(plies)

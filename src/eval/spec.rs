@@ -11,7 +11,7 @@ use super::glem::{self, Glem, GlemModel};
 use super::linear::{self, Linear, LinearWeights};
 use super::td::{self, TdEvaluator};
 use super::{EvalGame, Evaluator, IncrementalEval};
-use crate::game::GameSpec;
+use crate::game::{GameEntry, GameSpec, owner_of_builtin, parse_game};
 use crate::io::model::{self, ModelError, ModelHeader};
 
 /// What an evaluator argument names.
@@ -23,34 +23,49 @@ pub enum EvalSpec {
 }
 
 impl EvalSpec {
-    /// The name of a hand-made evaluator of any game, or anything else as a model file
-    /// path.
-    pub fn parse(text: &str) -> Result<EvalSpec, String> {
+    /// The name of a hand-made evaluator of one of `games`, or anything else as a model
+    /// file path.
+    pub fn parse<H: GameEntry + ?Sized>(text: &str, games: &[&H]) -> Result<EvalSpec, String> {
         match text.trim() {
-            "" => Err(
-                "empty evaluator: give a built-in evaluator (material; stores, activity, \
-                 tseitin) or a model file path"
-                    .to_string(),
-            ),
-            name if GameSpec::owner_of_builtin(name).is_some() => {
+            "" => {
+                let builtins: Vec<String> = games.iter().map(|g| g.builtins().join(", ")).collect();
+                Err(format!(
+                    "empty evaluator: give a built-in evaluator ({}) or a model file path",
+                    builtins.join("; ")
+                ))
+            }
+            name if owner_of_builtin(games, name).is_some() => {
                 Ok(EvalSpec::Builtin(name.to_string()))
             }
             path => Ok(EvalSpec::Model(PathBuf::from(path))),
         }
     }
 
-    /// The game this spec belongs to, when it tells: a model file's recorded game, or the
-    /// game owning a built-in evaluator. `Ok(None)` for a model file that cannot be read
-    /// (loading it later reports why).
-    pub fn game(&self) -> Result<Option<GameSpec>, String> {
+    /// The game of `games` this spec belongs to, when it tells: a model file's recorded
+    /// game, or the game owning a built-in evaluator. `Ok(None)` for a model file that
+    /// cannot be read (loading it later reports why).
+    pub fn game<H: GameEntry + ?Sized>(&self, games: &[&H]) -> Result<Option<GameSpec>, String> {
         match self {
-            EvalSpec::Builtin(name) => Ok(GameSpec::owner_of_builtin(name)),
+            EvalSpec::Builtin(name) => Ok(owner_of_builtin(games, name)),
             EvalSpec::Model(path) => match model::read_header(path) {
-                Ok(header) => GameSpec::parse(&header.game)
+                Ok(header) => parse_game(games, &header.game)
                     .map(Some)
                     .map_err(|e| format!("{}: recorded game: {e}", path.display())),
                 Err(_) => Ok(None),
             },
+        }
+    }
+
+    /// An evaluator argument of game `G` alone: one of its built-in evaluators, or a
+    /// model file path.
+    pub fn parse_for<G: EvalGame>(text: &str) -> Result<EvalSpec, String> {
+        match text.trim() {
+            "" => Err(format!(
+                "empty evaluator: give a built-in evaluator ({}) or a model file path",
+                G::BUILTINS.join(", ")
+            )),
+            name if G::builtin(name).is_some() => Ok(EvalSpec::Builtin(name.to_string())),
+            path => Ok(EvalSpec::Model(PathBuf::from(path))),
         }
     }
 
@@ -176,6 +191,15 @@ impl<G: EvalGame> Evaluator<G> for AnyEvaluator<G> {
             AnyEvaluator::Linear(e) => e.name(),
             AnyEvaluator::Glem(e) => e.name(),
             AnyEvaluator::Td(e) => e.name(),
+        }
+    }
+
+    fn logit_scale(&self) -> Option<f64> {
+        match self {
+            AnyEvaluator::Builtin(e) => e.logit_scale(),
+            AnyEvaluator::Linear(e) => e.logit_scale(),
+            AnyEvaluator::Glem(e) => e.logit_scale(),
+            AnyEvaluator::Td(e) => e.logit_scale(),
         }
     }
 

@@ -13,11 +13,15 @@ pub mod kalah;
 mod movelist;
 pub mod perft;
 mod record;
+pub mod registry;
 mod spec;
+pub mod view;
 
 pub use movelist::{MAX_MOVES, MoveBuffer, MoveList};
 pub use record::{EndReason, GameRecord, GameStatus};
-pub use spec::{GAME_NAMES, GameSpec};
+pub use spec::{
+    GameEntry, GameSpec, game_names, handle_of, owner_of_builtin, parse_game, split_game_text,
+};
 
 use std::fmt::{Debug, Display};
 use std::hash::Hash;

@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::game::GameSpec;
 use crate::search::{Limits, MAX_PLY};
 
 /// Longest configuration file read.
@@ -621,9 +620,6 @@ impl TrainConfig {
         let fail = |key: &str, allowed: &str, got: String| {
             Err(ConfigError(format!("{key}: {allowed} (got {got})")))
         };
-        if let Err(e) = GameSpec::parse(&self.game) {
-            return fail("game", &e, format!("{:?}", self.game));
-        }
         if self.model.file_stem().is_none() {
             return fail(
                 "model",
@@ -808,11 +804,6 @@ impl TrainConfig {
             );
         }
         self.training.validate()
-    }
-
-    /// The game the configuration trains (checked when it was read).
-    pub fn game_spec(&self) -> GameSpec {
-        GameSpec::parse(&self.game).unwrap_or_default()
     }
 
     /// A file beside the model: `models/NAME.bin` → `models/NAME.<suffix>`.

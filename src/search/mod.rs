@@ -22,7 +22,6 @@ pub mod bench;
 pub mod score;
 mod searcher;
 pub mod time;
-pub mod treestats;
 pub mod tt;
 
 pub use score::{

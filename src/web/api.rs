@@ -23,11 +23,10 @@ use serde_json::{Value, json};
 use super::live::{self, Level, NewGame, Played};
 use super::table::Snapshot;
 use super::{App, MAX_BODY_BYTES, MAX_UPLOAD_BYTES, assets, runs};
-use crate::with_game;
 
 /// A refused request: its status and what was wrong.
 #[derive(Debug)]
-pub(super) struct ApiError {
+pub(crate) struct ApiError {
     status: StatusCode,
     message: String,
 }
@@ -195,12 +194,10 @@ pub(super) async fn blocking<T: Send + 'static>(
 
 async fn info(State(app): State<App>) -> Response {
     let config = app.config();
-    let squares: Vec<Value> = crate::game::brazilian::Square::all()
-        .map(|sq| json!({ "n": sq.number(), "file": sq.file(), "rank": sq.rank() }))
-        .collect();
+    let games: Vec<Value> = app.games().list().iter().map(|g| g.info()).collect();
     axum::Json(json!({
         "version": env!("CARGO_PKG_VERSION"),
-        "games": [game_info::<crate::game::brazilian::Brazilian>(), game_info::<crate::game::kalah::Kalah>()],
+        "games": games,
         "models_folder": config.models.is_some(),
         "runs_folder": config.runs.is_some(),
         "limits": {
@@ -209,21 +206,8 @@ async fn info(State(app): State<App>) -> Response {
             "max_movetime_ms": config.max_movetime.as_millis() as u64,
             "idle_timeout_s": config.idle_timeout.as_secs(),
         },
-        "draughts_squares": squares,
     }))
     .into_response()
-}
-
-fn game_info<G: live::WebGame>() -> Value {
-    use crate::game::Side;
-    json!({
-        "name": G::NAME,
-        "names": [G::side_name(Side::First), G::side_name(Side::Second)],
-        "builtins": G::BUILTINS,
-        "score_unit": G::SCORE_UNITS,
-        "start": G::start().format_position(),
-        "extension": G::FILE_EXTENSION,
-    })
 }
 
 async fn models(State(app): State<App>) -> ApiResult {
@@ -259,6 +243,7 @@ async fn create_game(State(app): State<App>, body: Result<Bytes, BytesRejection>
         return Err(full(max));
     }
     let config = app.config().clone();
+    let games = app.games().clone();
     let game = blocking(move || {
         let model = match &request.model {
             Some(name) => {
@@ -268,9 +253,11 @@ async fn create_game(State(app): State<App>, body: Result<Bytes, BytesRejection>
             }
             None => None,
         };
-        let spec = live::resolve_game(&request, model.as_ref().map(|(_, _, h)| h))?;
+        let spec = live::resolve_game(&games, &request, model.as_ref().map(|(_, _, h)| h))?;
         let model = model.map(|(name, path, _)| (name, path));
-        with_game!(spec, new_game_of(&request, model, &config))
+        games
+            .handle(&spec)
+            .new_game(&spec, &request, model, &config)
     })
     .await?;
     let inserted = app.table().insert(game, now, max);
@@ -278,15 +265,6 @@ async fn create_game(State(app): State<App>, body: Result<Bytes, BytesRejection>
         Some((_, snapshot)) => Ok(json_response(StatusCode::CREATED, &snapshot)),
         None => Err(full(max)),
     }
-}
-
-fn new_game_of<G: live::WebGame>(
-    variant: G::Variant,
-    request: &NewGame,
-    model: Option<(String, std::path::PathBuf)>,
-    config: &super::Config,
-) -> Result<Box<dyn live::LiveGame>, ApiError> {
-    live::new_game::<G>(variant, request, model, config)
 }
 
 fn full(max: usize) -> ApiError {

@@ -13,140 +13,41 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::Config;
 use super::api::ApiError;
-use crate::cli::CliGame;
-use crate::cli::play::{HumanSide, MoveInput, game_tags};
+use super::{Config, Games};
+use crate::arena::human::{HumanSide, game_tags};
+use crate::eval::EvalGame;
 use crate::eval::spec::{AnyEvaluator, EvalSpec, ModelWatch, Reload};
-use crate::game::brazilian::{Brazilian, Piece, Square};
-use crate::game::kalah::{Kalah, PITS};
-use crate::game::{Game, GameRecord, GameSpec, GameStatus, Outcome, SavedGame, Side};
+use crate::game::view::{MoveInput, Terminal};
+use crate::game::{Game, GameFile, GameRecord, GameSpec, GameStatus, Outcome, SavedGame, Side};
 use crate::io::model::ModelHeader;
 use crate::search::{
     Iteration, Limits, SearchConfig, SearchResult, Searcher, Tablebase, format_score,
 };
 
-/// What the page needs of a game beyond the command line's view of it.
-pub(super) trait WebGame: CliGame {
+/// What the page needs of a game: evaluation and search, its texts and files, how a
+/// person types its moves ([`Terminal`]), and what the page draws.
+pub(crate) trait WebGame: EvalGame + GameFile + Terminal {
     /// The pieces or stones of the position.
     fn board(&self) -> Value;
     /// The legal moves as the page enters them.
     fn legal(&self) -> Value;
     /// What the page draws of a move played from this position (squares, sowings).
     fn move_detail(&self, mv: Self::Move) -> Value;
-    /// The endgame database of the game's searchers.
-    fn tablebase(config: &Config) -> Option<Arc<dyn Tablebase<Self>>>;
-}
-
-impl WebGame for Brazilian {
-    /// `pieces[n - 1]` is what stands on square n: `w`, `W` (king), `b`, `B` or null.
-    fn board(&self) -> Value {
-        let pieces: Vec<Value> = Square::all()
-            .map(|sq| match self.piece_at(sq) {
-                Some(Piece::Man(Side::First)) => json!("w"),
-                Some(Piece::King(Side::First)) => json!("W"),
-                Some(Piece::Man(Side::Second)) => json!("b"),
-                Some(Piece::King(Side::Second)) => json!("B"),
-                None => Value::Null,
-            })
-            .collect();
-        json!({ "pieces": pieces })
-    }
-
-    /// Every legal move with its squares: the page highlights the landing squares as
-    /// the person clicks them, and offers the captured pieces when two moves share both
-    /// ends.
-    fn legal(&self) -> Value {
-        let mut moves = <Brazilian as Game>::Moves::default();
-        self.legal_moves(&mut moves);
-        Value::Array(
-            moves
-                .iter()
-                .map(|&mv| {
-                    let mut detail = self.move_detail(mv);
-                    detail["text"] = json!(self.format_move(mv));
-                    detail
-                })
-                .collect(),
-        )
-    }
-
-    fn move_detail(&self, mv: Self::Move) -> Value {
-        let number = |sq: Square| sq.number();
-        let paths: Vec<Vec<u8>> = if mv.is_capture() {
-            self.capture_paths(mv)
-                .iter()
-                .map(|path| path.iter().copied().map(number).collect())
-                .collect()
-        } else {
-            vec![vec![mv.to().number()]]
-        };
-        json!({
-            "from": mv.from().number(),
-            "to": mv.to().number(),
-            "captured": mv.captured().map(number).collect::<Vec<_>>(),
-            "paths": paths,
-        })
-    }
-
-    fn tablebase(config: &Config) -> Option<Arc<dyn Tablebase<Self>>> {
-        config.draughts_tablebase.clone()
+    /// What the page needs to draw the game's board, beyond a position (draughts: the
+    /// squares' numbers and places); null when nothing.
+    fn layout() -> Value {
+        Value::Null
     }
 }
 
-impl WebGame for Kalah {
-    /// `pits[side][i]`: pit i + 1 of the side, counted from its owner's left.
-    fn board(&self) -> Value {
-        json!({
-            "pits": [self.pits(Side::First), self.pits(Side::Second)],
-            "stores": [self.store(Side::First), self.store(Side::Second)],
-        })
-    }
-
-    /// The pits the side to move may sow (a turn that goes on is entered a sowing at a
-    /// time, each sent to the server).
-    fn legal(&self) -> Value {
-        if self.is_over() {
-            return json!([]);
-        }
-        let side = self.side_to_move();
-        let pits: Vec<usize> = (1..=PITS)
-            .filter(|&pit| self.pit(side, pit as u8) > 0)
-            .collect();
-        json!(pits)
-    }
-
-    /// The sowings of a compound move, each with the board after it, so the page shows
-    /// the move sowing by sowing.
-    fn move_detail(&self, mv: Self::Move) -> Value {
-        json!({ "steps": sowing_steps(self, mv.sowings()) })
-    }
-
-    fn tablebase(_: &Config) -> Option<Arc<dyn Tablebase<Self>>> {
-        None
-    }
-}
-
-/// The positions after each of `pits`' sowings from `pos`, as the page draws them; stops
-/// at a sowing that is not legal.
-fn sowing_steps(pos: &Kalah, pits: impl Iterator<Item = u8>) -> Vec<Value> {
-    let mut at = *pos;
-    let mut steps = Vec::new();
-    for pit in pits {
-        let Ok(sowing) = at.sow(pit) else { break };
-        steps.push(json!({
-            "pit": pit,
-            "side": side_key(at.side_to_move()),
-            "captured": sowing.captured,
-            "board": sowing.position.board(),
-        }));
-        at = sowing.position;
-    }
-    steps
+/// The endgame database of the searchers of game `G`, if the server has one.
+fn tablebase<G: Game>(config: &Config) -> Option<Arc<dyn Tablebase<G>>> {
+    config.tablebases.get::<G>()
 }
 
 /// `first` or `second`: how the API names a side (the game's own names are in `names`).
-pub(super) fn side_key(side: Side) -> &'static str {
+pub(crate) fn side_key(side: Side) -> &'static str {
     match side {
         Side::First => "first",
         Side::Second => "second",
@@ -175,7 +76,7 @@ pub(super) fn parse_human(text: &str) -> Result<HumanSide, ApiError> {
 /// How long the engine searches, as the page asks: exactly one of the three.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Level {
+pub(crate) struct Level {
     pub depth: Option<u32>,
     pub movetime_ms: Option<u64>,
     pub nodes: Option<u64>,
@@ -237,7 +138,7 @@ impl Level {
 /// A new game as the page asks for it (every field may be left out).
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct NewGame {
+pub(crate) struct NewGame {
     /// `brazilian`, `kalah` or a Kalah variant; default: the model's game, else
     /// Brazilian draughts.
     pub game: Option<String>,
@@ -288,21 +189,28 @@ pub(super) fn model_path(config: &Config, name: &str) -> Result<PathBuf, ApiErro
 /// The game a new game is of: `game` if given, else the model's or evaluator's game,
 /// else Brazilian draughts; the model or evaluator must be of that game.
 pub(super) fn resolve_game(
+    games: &Games,
     request: &NewGame,
     model: Option<&ModelHeader>,
 ) -> Result<GameSpec, ApiError> {
     let chosen = match &request.game {
-        Some(text) => Some(GameSpec::parse(text).map_err(|e| ApiError::bad(format!("game: {e}")))?),
+        Some(text) => Some(
+            games
+                .parse(text)
+                .map_err(|e| ApiError::bad(format!("game: {e}")))?,
+        ),
         None => None,
     };
     let implied = match (model, &request.eval) {
         (Some(header), _) => Some(
-            GameSpec::parse(&header.game)
+            games
+                .parse(&header.game)
                 .map_err(|e| ApiError::bad(format!("model: recorded game: {e}")))?,
         ),
-        (None, Some(name)) => Some(GameSpec::owner_of_builtin(name).ok_or_else(|| {
+        (None, Some(name)) => Some(games.owner_of_builtin(name).ok_or_else(|| {
             ApiError::bad(format!(
-                "eval: '{name}' is no built-in evaluator (draughts: material; Kalah: stores, activity, tseitin)"
+                "eval: '{name}' is no built-in evaluator ({})",
+                games.builtins_in_words()
             ))
         })?),
         (None, None) => None,
@@ -321,7 +229,7 @@ pub(super) fn resolve_game(
         }
         (Some(chosen), _) => Ok(chosen),
         (None, Some(implied)) => Ok(implied),
-        (None, None) => Ok(GameSpec::default()),
+        (None, None) => Ok(games.default_game()),
     }
 }
 
@@ -332,14 +240,14 @@ pub(super) type SearchJob = Box<dyn FnOnce(&mut dyn FnMut(Value)) -> Finish + Se
 pub(super) type Finish = Box<dyn FnOnce(&mut dyn LiveGame) + Send>;
 
 /// What a move from the page did.
-pub(super) enum Played {
+pub(crate) enum Played {
     Moved,
     /// A Kalah turn that goes on: the position so far, not played yet.
     Partial(Value),
 }
 
 /// A live game of either game, as the table holds it.
-pub(super) trait LiveGame: Send + Any {
+pub(crate) trait LiveGame: Send + Any {
     /// The game's state for the page.
     fn state(&self) -> Value;
     /// Plays a move the person entered.
@@ -389,7 +297,7 @@ const MAX_NOTICES: usize = 20;
 
 /// Starts a game of `G` as `request` asks (the model's header already read when it names
 /// one).
-pub(super) fn new_game<G: WebGame>(
+pub(crate) fn new_game<G: WebGame>(
     variant: G::Variant,
     request: &NewGame,
     model: Option<(String, PathBuf)>,
@@ -429,7 +337,7 @@ pub(super) fn new_game<G: WebGame>(
         _ => (None, None),
     };
     let searcher = Searcher::new(evaluator, SearchConfig::FULL, config.tt_mib)
-        .with_tablebase(G::tablebase(config));
+        .with_tablebase(tablebase::<G>(config));
     let mut live = Live {
         record: GameRecord::new(start),
         human,

@@ -10,6 +10,7 @@
 
 mod api;
 mod assets;
+mod games;
 mod live;
 mod runs;
 mod table;
@@ -20,11 +21,14 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use crate::game::brazilian::Brazilian;
+use crate::game::Game;
 use crate::search::Tablebase;
 use crate::search::time::TimeSource;
 
 pub use api::router;
+pub use games::Games;
+pub(crate) use games::{GameHandle, Handle};
+pub(crate) use live::{WebGame, side_key};
 
 /// Largest request body of an upload (a game file to replay).
 pub const MAX_UPLOAD_BYTES: usize = 1 << 20;
@@ -51,8 +55,8 @@ pub struct Config {
     pub tt_mib: usize,
     /// How often a watched metrics file is looked at.
     pub poll_interval: Duration,
-    /// Endgame database of the draughts searchers.
-    pub draughts_tablebase: Option<Arc<dyn Tablebase<Brazilian>>>,
+    /// Endgame databases of the games' searchers.
+    pub tablebases: Tablebases,
 }
 
 impl Default for Config {
@@ -66,8 +70,28 @@ impl Default for Config {
             idle_timeout: Duration::from_secs(30 * 60),
             tt_mib: 16,
             poll_interval: Duration::from_millis(250),
-            draughts_tablebase: None,
+            tablebases: Tablebases::default(),
         }
+    }
+}
+
+/// Endgame databases of several games, each found by its game's type.
+#[derive(Clone, Default)]
+pub struct Tablebases {
+    by_game: Vec<(&'static str, Arc<dyn std::any::Any + Send + Sync>)>,
+}
+
+impl Tablebases {
+    /// Adds the database of game `G`.
+    pub fn insert<G: Game>(&mut self, tablebase: Arc<dyn Tablebase<G>>) {
+        self.by_game.retain(|(name, _)| *name != G::NAME);
+        self.by_game.push((G::NAME, Arc::new(tablebase)));
+    }
+
+    /// The database of game `G`, if there is one.
+    pub fn get<G: Game>(&self) -> Option<Arc<dyn Tablebase<G>>> {
+        let (_, any) = self.by_game.iter().find(|(name, _)| *name == G::NAME)?;
+        any.downcast_ref::<Arc<dyn Tablebase<G>>>().cloned()
     }
 }
 
@@ -78,15 +102,18 @@ pub struct App {
 }
 
 struct Inner {
+    games: Games,
     config: Config,
     clock: Arc<dyn TimeSource>,
     table: Mutex<table::Table>,
 }
 
 impl App {
-    pub fn new(config: Config, clock: Arc<dyn TimeSource>) -> App {
+    /// The server of `games` (the registry's: `evalearn::game::registry::GAMES.web()`).
+    pub fn new(games: Games, config: Config, clock: Arc<dyn TimeSource>) -> App {
         App {
             inner: Arc::new(Inner {
+                games,
                 config,
                 clock,
                 table: Mutex::new(table::Table::default()),
@@ -96,6 +123,10 @@ impl App {
 
     pub fn config(&self) -> &Config {
         &self.inner.config
+    }
+
+    fn games(&self) -> &Games {
+        &self.inner.games
     }
 
     fn now(&self) -> Duration {

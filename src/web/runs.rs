@@ -17,16 +17,16 @@ use futures_util::stream::Stream;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::Games;
 use super::api::{ApiError, blocking, body_bytes, query, segment};
 use super::live::{WebGame, side_key};
 use super::{App, Config, MAX_UPLOAD_BYTES};
 use crate::accuracy::heldout;
 use crate::eval::spec::KNOWN_KINDS;
-use crate::game::{GameSpec, Outcome};
+use crate::game::Outcome;
 use crate::learn::config::TrainConfig;
 use crate::learn::plot::{CurvePoint, learning_curve_svg};
 use crate::learn::train::MetricsLine;
-use crate::with_game;
 
 /// Longest metrics file read.
 const MAX_METRICS_BYTES: u64 = 64 << 20;
@@ -351,9 +351,10 @@ pub(super) async fn events(
 /// `GET /api/files`: the game files (`.pdn`, `.klh`) in `--runs`, a few folders deep.
 pub(super) async fn files(State(app): State<App>) -> Result<Response, ApiError> {
     let dir = runs_dir(&app)?;
+    let games = app.games().clone();
     let found = blocking(move || {
         let mut found = Vec::new();
-        collect_files(&dir, &dir, 0, &mut found);
+        collect_files(&games, &dir, &dir, 0, &mut found);
         found.sort_by(|a: &Value, b: &Value| a["path"].as_str().cmp(&b["path"].as_str()));
         Ok(found)
     })
@@ -361,7 +362,7 @@ pub(super) async fn files(State(app): State<App>) -> Result<Response, ApiError> 
     Ok(axum::Json(json!({ "files": found })).into_response())
 }
 
-fn collect_files(root: &Path, dir: &Path, depth: usize, found: &mut Vec<Value>) {
+fn collect_files(games: &Games, root: &Path, dir: &Path, depth: usize, found: &mut Vec<Value>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -380,9 +381,9 @@ fn collect_files(root: &Path, dir: &Path, depth: usize, found: &mut Vec<Value>) 
             continue;
         };
         if kind.is_dir() && depth + 1 < MAX_FILE_DEPTH {
-            collect_files(root, &path, depth + 1, found);
+            collect_files(games, root, &path, depth + 1, found);
         } else if kind.is_file()
-            && let Some(game) = game_of_name(&name)
+            && let Some(game) = game_of_name(games, &name)
             && let Ok(relative) = path.strip_prefix(root)
         {
             let bytes = entry.metadata().map_or(0, |m| m.len());
@@ -395,16 +396,15 @@ fn collect_files(root: &Path, dir: &Path, depth: usize, found: &mut Vec<Value>) 
     }
 }
 
-/// The game a file's extension says: `.pdn` draughts, `.klh` Kalah.
-fn game_of_name(name: &str) -> Option<&'static str> {
+/// The game a file's extension says (`.pdn` draughts, `.klh` Kalah: each game's
+/// [`GameFile::FILE_EXTENSION`](crate::game::GameFile::FILE_EXTENSION)).
+fn game_of_name(games: &Games, name: &str) -> Option<&'static str> {
     let lower = name.to_ascii_lowercase();
-    if lower.ends_with(".pdn") {
-        Some("brazilian")
-    } else if lower.ends_with(".klh") {
-        Some("kalah")
-    } else {
-        None
-    }
+    games
+        .list()
+        .iter()
+        .find(|g| lower.ends_with(&format!(".{}", g.extension())))
+        .map(|g| g.name())
 }
 
 #[derive(Deserialize)]
@@ -428,6 +428,7 @@ pub(super) async fn replay_file(
         .path
         .ok_or_else(|| ApiError::bad("give the file: ?path=FILE inside --runs"))?;
     let dir = runs_dir(&app)?;
+    let games = app.games().clone();
     let value = blocking(move || {
         let path = inside(&dir, &relative)?;
         let text = read_capped(&path, MAX_REPLAY_BYTES)
@@ -435,8 +436,9 @@ pub(super) async fn replay_file(
         let family = params
             .game
             .clone()
-            .or_else(|| game_of_name(&relative).map(str::to_string));
-        replay_text(family.as_deref(), &text).map_err(|e| ApiError::bad(format!("{relative}: {e}")))
+            .or_else(|| game_of_name(&games, &relative).map(str::to_string));
+        replay_text(&games, family.as_deref(), &text)
+            .map_err(|e| ApiError::bad(format!("{relative}: {e}")))
     })
     .await?;
     Ok(axum::Json(value).into_response())
@@ -444,6 +446,7 @@ pub(super) async fn replay_file(
 
 /// `POST /api/replay?name=FILE`: the games of an uploaded file (at most 1 MiB).
 pub(super) async fn replay_upload(
+    State(app): State<App>,
     params: Result<Query<ReplayQuery>, QueryRejection>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
@@ -451,32 +454,32 @@ pub(super) async fn replay_upload(
     let bytes = body_bytes(body, MAX_UPLOAD_BYTES)?;
     let text = String::from_utf8(bytes.to_vec())
         .map_err(|e| ApiError::bad(format!("the file is not UTF-8 text: {e}")))?;
+    let games = app.games().clone();
     let family = params.game.or_else(|| {
         params
             .name
             .as_deref()
-            .and_then(game_of_name)
+            .and_then(|name| game_of_name(&games, name))
             .map(str::to_string)
     });
     let value =
-        blocking(move || replay_text(family.as_deref(), &text).map_err(ApiError::bad)).await?;
+        blocking(move || replay_text(&games, family.as_deref(), &text).map_err(ApiError::bad))
+            .await?;
     Ok(axum::Json(value).into_response())
 }
 
 /// The games of a game file's text: `family` (`brazilian`, `kalah`, or a variant) or,
-/// absent, the file's `Game` tag decides; PDN without one.
-fn replay_text(family: Option<&str>, text: &str) -> Result<Value, String> {
+/// absent, the file's `Game` tag decides; the default game's files without one.
+fn replay_text(games: &Games, family: Option<&str>, text: &str) -> Result<Value, String> {
     let tagged = game_tag(text);
     let spec = match (family, tagged) {
         // A Kalah file names its variant in its Game tag.
-        (Some(f), Some(tag)) if f.split(':').next() == tag.split(':').next() => {
-            GameSpec::parse(tag)?
-        }
-        (Some(f), _) => GameSpec::parse(f)?,
-        (None, Some(tag)) => GameSpec::parse(tag)?,
-        (None, None) => GameSpec::Brazilian,
+        (Some(f), Some(tag)) if f.split(':').next() == tag.split(':').next() => games.parse(tag)?,
+        (Some(f), _) => games.parse(f)?,
+        (None, Some(tag)) => games.parse(tag)?,
+        (None, None) => games.default_game(),
     };
-    with_game!(spec, replay_games(text))
+    games.handle(&spec).replay(&spec, text)
 }
 
 /// The value of the first `[Game "…"]` tag.
@@ -486,7 +489,7 @@ fn game_tag(text: &str) -> Option<&str> {
         .find_map(|line| line.trim().strip_prefix("[Game \"")?.strip_suffix("\"]"))
 }
 
-fn replay_games<G: WebGame>(variant: G::Variant, text: &str) -> Result<Value, String> {
+pub(super) fn replay_games<G: WebGame>(variant: G::Variant, text: &str) -> Result<Value, String> {
     let games = G::read_games(variant, text)?;
     if games.is_empty() {
         return Err("no game in the file".to_string());
@@ -593,12 +596,13 @@ mod tests {
 
     #[test]
     fn the_game_of_a_file_comes_from_its_name_or_its_tag() {
-        assert_eq!(game_of_name("x.PDN"), Some("brazilian"));
-        assert_eq!(game_of_name("x.klh"), Some("kalah"));
-        assert_eq!(game_of_name("x.txt"), None);
+        let games = crate::game::registry::web_games();
+        assert_eq!(game_of_name(&games, "x.PDN"), Some("brazilian"));
+        assert_eq!(game_of_name(&games, "x.klh"), Some("kalah"));
+        assert_eq!(game_of_name(&games, "x.txt"), None);
         let klh = "[Game \"kalah:6:4\"]\n 1) A: 1\n";
-        let replay = replay_text(None, klh).unwrap();
+        let replay = replay_text(&games, None, klh).unwrap();
         assert_eq!(replay["variant"], json!("kalah:6:4"));
-        assert!(replay_text(Some("chess"), klh).is_err());
+        assert!(replay_text(&games, Some("chess"), klh).is_err());
     }
 }

@@ -5,13 +5,16 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use evalearn::accuracy::{self, Case, Settings, draughts, kalah};
+use evalearn::accuracy::{self, Case, Settings};
 use evalearn::arena::perfect::{PerfectGame, parse_spec};
 use evalearn::arena::players::{Contender, Player};
-use evalearn::eval::kalah::KalahEval;
-use evalearn::eval::{Evaluator, Material as MaterialEval};
+use evalearn::eval::Evaluator;
 use evalearn::game::brazilian::Brazilian;
+use evalearn::game::brazilian::Material as MaterialEval;
+use evalearn::game::brazilian::accuracy as draughts;
 use evalearn::game::brazilian::egdb::Egdb;
+use evalearn::game::kalah::accuracy as kalah;
+use evalearn::game::kalah::evaluators::KalahEval;
 use evalearn::game::kalah::solve::Solver;
 use evalearn::game::kalah::solve::cache::{CachedSolver, SolvedCache};
 use evalearn::game::kalah::{A, B, Kalah, KalahRules};

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use evalearn::arena::engine_game::{GameRules, play_engine_game};
-use evalearn::eval::Material as MaterialEval;
 use evalearn::game::brazilian::Brazilian;
+use evalearn::game::brazilian::Material as MaterialEval;
 use evalearn::game::brazilian::egdb::{Egdb, Material, SliceIndex, build};
 use evalearn::game::{ExactValue, Game, MoveList, Outcome, Side};
 use evalearn::rng;

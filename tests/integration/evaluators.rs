@@ -13,8 +13,8 @@ use evalearn::eval::spec::{EvalSpec, LoadError};
 use evalearn::game::Game;
 use evalearn::game::brazilian::Brazilian;
 use evalearn::game::brazilian::features::FEATURE_SET_ID;
+use evalearn::game::brazilian::treestats::random_positions;
 use evalearn::io::model::{ModelError, ModelHeader, save_model};
-use evalearn::search::treestats::random_positions;
 
 fn some_weights() -> LinearWeights {
     let mut weights = LinearWeights::zero::<Brazilian>();

@@ -5,10 +5,10 @@
 
 use std::sync::Arc;
 
-use evalearn::eval::Material as MaterialEval;
-use evalearn::eval::kalah::KalahEval;
 use evalearn::game::brazilian::Brazilian;
+use evalearn::game::brazilian::Material as MaterialEval;
 use evalearn::game::brazilian::egdb::{Material, SliceIndex};
+use evalearn::game::kalah::evaluators::KalahEval;
 use evalearn::game::kalah::solve::Solver;
 use evalearn::game::kalah::{Kalah, KalahRules};
 use evalearn::game::{ExactValue, Game};

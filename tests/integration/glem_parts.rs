@@ -395,7 +395,10 @@ fn default_regions_are_valid_and_cover_the_board() {
     assert_eq!(regions[7].squares, vec![1, 5, 9, 13, 17, 21, 25, 29]);
     let model = GlemModel::new::<Brazilian>(regions, Vec::new(), default_phases());
     assert_eq!(model.table_entries::<Brazilian>(), 4 * 3_648_125);
-    assert_eq!(model.compile::<Brazilian>().table_bytes(), 2 * 4 * 3_648_125);
+    assert_eq!(
+        model.compile::<Brazilian>().table_bytes(),
+        2 * 4 * 3_648_125
+    );
 }
 
 /// Synthetic samples: random positions, target from the material balance plus a

@@ -11,13 +11,13 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use evalearn::eval::Material;
 use evalearn::game::brazilian::Brazilian;
+use evalearn::game::brazilian::Material;
+use evalearn::game::brazilian::hub::engine::{Engine, EngineOptions};
+use evalearn::game::brazilian::hub::notation;
+use evalearn::game::brazilian::hub::protocol::parse_line;
+use evalearn::game::brazilian::hub::time::Level;
 use evalearn::game::{Game, GameRecord};
-use evalearn::hub::engine::{Engine, EngineOptions};
-use evalearn::hub::notation;
-use evalearn::hub::protocol::parse_line;
-use evalearn::hub::time::Level;
 use evalearn::search::time::SimulatedClock;
 use evalearn::search::{Limits, MAX_PLY, SearchConfig, Searcher};
 use proptest::prelude::*;

@@ -108,7 +108,9 @@ fn hash_is_the_same_by_any_move_order() {
     );
     assert_ne!(
         Brazilian::start().hash_key(),
-        Brazilian::start().with_side_to_move(Side::Second).hash_key()
+        Brazilian::start()
+            .with_side_to_move(Side::Second)
+            .hash_key()
     );
 }
 

@@ -389,7 +389,11 @@ impl Comparison {
 
     /// Compares both generators on `pos`, tallies it, and returns the reference board
     /// and move set (for the random games, which play on).
-    fn compare(&mut self, pos: &Brazilian, list: &mut MoveList<Move>) -> (Board, BTreeSet<MoveKey>) {
+    fn compare(
+        &mut self,
+        pos: &Brazilian,
+        list: &mut MoveList<Move>,
+    ) -> (Board, BTreeSet<MoveKey>) {
         let fen = pos.format_position();
         let board = Board::from_fen(&fen);
         let reference = board.legal_moves();

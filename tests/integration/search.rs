@@ -5,11 +5,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use evalearn::eval::{Evaluator, Material};
+use evalearn::eval::Evaluator;
 use evalearn::game::brazilian::Brazilian;
+use evalearn::game::brazilian::Material;
+use evalearn::game::brazilian::treestats;
 use evalearn::game::{Game, GameRecord, MoveList};
 use evalearn::search::time::{Clock, SimulatedClock, TimeSource};
-use evalearn::search::{INFINITY, Limits, SearchConfig, Searcher, WIN, treestats};
+use evalearn::search::{INFINITY, Limits, SearchConfig, Searcher, WIN};
 
 /// Plain negamax with the engine's leaf rules: quiescence over compulsory captures, a
 /// side without moves loses, a position repeating one since the last irreversible move

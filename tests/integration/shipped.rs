@@ -40,7 +40,7 @@ fn shipped_configs_parse() {
         } else {
             "brazilian"
         };
-        assert_eq!(config.game_spec().to_string(), game, "{name}");
+        assert_eq!(config.game, game, "{name}");
     }
 }
 

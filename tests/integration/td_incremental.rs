@@ -136,7 +136,8 @@ fn incremental_sums_equal_sums_from_scratch_along_random_walks() {
             20_000,
         );
     }
-    let shipped = TdEvaluator::<Brazilian>::from_weights(&shipped_weights("models/td.bin")).unwrap();
+    let shipped =
+        TdEvaluator::<Brazilian>::from_weights(&shipped_weights("models/td.bin")).unwrap();
     walk_agrees(&shipped, 7, 20_000);
     let shipped =
         TdEvaluator::<Kalah>::from_weights(&shipped_weights("models/kalah-td.bin")).unwrap();

@@ -13,11 +13,11 @@ use evalearn::accuracy::heldout::HeldOut;
 use evalearn::eval::Evaluator;
 use evalearn::eval::spec::EvalSpec;
 use evalearn::game::brazilian::Brazilian;
+use evalearn::game::brazilian::treestats::random_positions;
 use evalearn::game::kalah::KalahRules;
 use evalearn::game::kalah::{Kalah, KalahMoves};
 use evalearn::game::{Game, random_plies};
 use evalearn::learn::train::{HELD_OUT_SEED, MetricsLine};
-use evalearn::search::treestats::random_positions;
 
 /// A tiny config for `learner` writing `model`.
 fn tiny_config(dir: &Path, learner: &str, iterations: u64, extra: &str) -> PathBuf {

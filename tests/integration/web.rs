@@ -43,7 +43,7 @@ impl TestServer {
         };
         tune(&mut config);
         let clock = Arc::new(SimulatedClock::new());
-        let app = App::new(config, clock.clone());
+        let app = App::new(evalearn::game::registry::web_games(), config, clock.clone());
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let server = Server::start(app.clone(), listener).unwrap();
         TestServer {

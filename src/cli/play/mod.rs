@@ -3,87 +3,26 @@
 //! board and reads typed moves through [`Terminal`] (`draughts.rs`, `kalah.rs`); the
 //! session — commands, engine moves, undo, hints, levels, saving — is written once.
 
-mod draughts;
-mod kalah;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use super::analyse::format_line;
 use super::args::{GameArg, check_output, eval_spec, load_evaluator, typed_flag};
 use super::book::read_book;
+use super::games::{Games, Job};
 use super::{CliError, CliGame};
+use crate::arena::human::{HumanSide, game_tags};
 use crate::book::Book;
-use crate::eval::EvalGame;
 use crate::eval::spec::{AnyEvaluator, EvalSpec, ModelWatch, Reload};
-use crate::game::{EndReason, Game, GameRecord, GameStatus, Outcome, SavedGame, Side, player_tag};
+use crate::game::view::MoveInput;
+use crate::game::{GameRecord, GameStatus, Outcome, SavedGame, Side, player_tag};
 use crate::io::model::ModelHeader;
 use crate::rng::{self, Rng};
 use crate::search::{Limits, MAX_PLY, SearchConfig, SearchResult, Searcher, format_score};
-use crate::with_game;
-
-/// What a game needs to be played in the terminal.
-pub trait Terminal: EvalGame {
-    /// How to type a move, for `help`.
-    const MOVE_HELP: &'static str;
-    /// Random plies (whole turns) of the openings of matches and self-play by default.
-    const OPENING_PLIES: u32;
-    /// The board as the game draws it; `flipped` turns it around (the second player's
-    /// side nearest to the person).
-    fn render(&self, flipped: bool) -> String;
-    /// A legal move in every notation the game has (`22-17 (c3-b4)`; Kalah `1,2`).
-    fn describe_move(&self, mv: Self::Move) -> String;
-    /// A legal move in the game's notation, or its alternative notation when `algebraic`
-    /// is set and the game has one (draughts: `c3-d4`).
-    fn notation(&self, mv: Self::Move, algebraic: bool) -> String {
-        let _ = algebraic;
-        self.format_move(mv)
-    }
-    /// What a person typed for the side to move: a move, a turn that goes on (a Kalah
-    /// sowing that ended in the store: the position so far is shown and the person types
-    /// the next sowing), or why the text is no move.
-    fn read_move(&self, text: &str) -> MoveInput<Self>;
-    /// How a finished game ended, in words (`white wins (the side to move has no
-    /// move)`, `B wins 40–32`).
-    fn describe_end(&self, outcome: Outcome, reason: EndReason) -> String;
-}
-
-/// What a typed move turned out to be.
-pub enum MoveInput<G: Game> {
-    Move(G::Move),
-    /// The turn goes on: the position after what was typed, the same side to move.
-    Continue(G),
-    Invalid(String),
-}
-
-/// Which sides the person plays.
-#[derive(Clone, Copy, PartialEq, Eq, Debug, ValueEnum)]
-pub enum HumanSide {
-    /// The first player: White in draughts, A in Kalah
-    #[value(alias = "white", alias = "a")]
-    First,
-    /// The second player: Black in draughts, B in Kalah
-    #[value(alias = "black", alias = "b")]
-    Second,
-    /// The person plays both sides (the engine only gives hints).
-    Both,
-    /// The engine plays itself (watch mode).
-    None,
-}
-
-impl HumanSide {
-    pub(crate) fn plays(self, side: Side) -> bool {
-        match self {
-            HumanSide::First => side == Side::First,
-            HumanSide::Second => side == Side::Second,
-            HumanSide::Both => true,
-            HumanSide::None => false,
-        }
-    }
-}
 
 #[derive(Args, Debug)]
 pub struct PlayArgs {
@@ -171,17 +110,17 @@ struct Session<G: CliGame> {
     book_rng: Rng,
 }
 
-pub fn play(args: PlayArgs) -> Result<(), CliError> {
+pub fn play(games: &Games, args: PlayArgs) -> Result<(), CliError> {
     let spec = match (&args.model, &args.eval) {
         (Some(path), _) => Some(EvalSpec::Model(path.clone())),
-        (None, Some(text)) => Some(eval_spec("--eval", text)?),
+        (None, Some(text)) => Some(eval_spec(games, "--eval", text)?),
         (None, None) => None,
     };
-    let game = args.game.resolve(&spec.iter().collect::<Vec<_>>())?;
-    with_game!(game, play_game(args, spec))
+    let game = args.game.resolve(games, &spec.iter().collect::<Vec<_>>())?;
+    games.run(&game, Job::Play(Box::new(args), spec))
 }
 
-fn play_game<G: CliGame>(
+pub(super) fn play_game<G: CliGame>(
     variant: G::Variant,
     args: PlayArgs,
     spec: Option<EvalSpec>,
@@ -677,35 +616,6 @@ fn default_record<G: CliGame>() -> Result<PathBuf, CliError> {
     let path = folder.join(format!("games.{}", G::FILE_EXTENSION));
     check_output("the data folder's game file", &path)?;
     Ok(path)
-}
-
-/// The tags of a game file written by a person's game against the engine (`play`,
-/// `serve`): event, site, today's date and the players (`human`, the engine's label).
-pub(crate) fn game_tags<G: Game>(
-    event: &str,
-    human: HumanSide,
-    engine_label: &str,
-) -> Vec<(String, String)> {
-    let engine = format!("evalearn ({engine_label})");
-    let name = |side| {
-        if human.plays(side) {
-            "human".to_string()
-        } else {
-            engine.clone()
-        }
-    };
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    // "YYYY-MM-DD hh:mm:ss UTC" → "YYYY.MM.DD".
-    let date = crate::io::model::format_utc(now)[..10].replace('-', ".");
-    vec![
-        ("Event".to_string(), event.to_string()),
-        ("Site".to_string(), "evalearn".to_string()),
-        ("Date".to_string(), date),
-        (player_tag::<G>(Side::First), name(Side::First)),
-        (player_tag::<G>(Side::Second), name(Side::Second)),
-    ]
 }
 
 fn search_summary<G: CliGame>(pos: &G, result: &SearchResult<G>) -> String {

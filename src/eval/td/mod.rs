@@ -388,6 +388,11 @@ impl<G: Inputs> Evaluator<G> for TdEvaluator<G> {
         )))
     }
 
+    /// The network's output is σ(value / 100).
+    fn logit_scale(&self) -> Option<f64> {
+        Some(100.0)
+    }
+
     fn name(&self) -> String {
         KIND.to_string()
     }

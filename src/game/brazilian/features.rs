@@ -14,9 +14,10 @@
 //! allocated. Capture-related features look at single jumps only (no multi-capture or
 //! majority rule): they are cheap hints for the learner, not a tactical search.
 
+use crate::eval::Evaluator;
 use crate::eval::linear::Features;
-use crate::eval::{Evaluator, Material};
 use crate::game::Game;
+use crate::game::brazilian::Material;
 use crate::game::brazilian::board::{BLACK_CROWN, BOARD, Dir, WHITE_CROWN, rotate};
 use crate::game::brazilian::{Brazilian, Square, WHITE};
 

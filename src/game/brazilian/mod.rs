@@ -2,16 +2,26 @@
 //! backwards, the capture taking the most pieces is compulsory). Rules digest:
 //! `../shared/spec/brazilian-rules.md`.
 
+pub mod accuracy;
+pub mod bench;
 pub mod board;
+pub mod commands;
 pub mod egdb;
 pub mod encoding;
 pub mod features;
+pub mod hub;
+mod material;
 mod movegen;
 mod notation;
 mod pack;
 pub mod pdn;
+pub mod perfect;
+mod terminal;
+pub mod treestats;
+mod web;
 
 pub use board::{Dir, Square, Squares};
+pub use material::{KING, MAN, Material};
 pub use notation::{FenError, MoveError};
 pub use pack::{PackedMove, PackedPosition};
 

@@ -7,15 +7,25 @@
 //! move ([`KalahMove`]): every sowing of one turn, so after each move the other side is
 //! to move.
 
+pub mod accuracy;
+pub mod bench;
+pub mod commands;
 pub mod encoding;
+pub mod evaluators;
 pub mod features;
 mod moves;
 mod notation;
 mod pack;
+pub mod perfect;
 pub mod record;
 mod rules;
 pub mod solve;
 mod sowing;
+mod terminal;
+mod web;
+
+use crate::arena::players::EngineProtocol;
+use crate::cli::egdb::EgdbGame;
 
 pub use moves::{KalahMove, KalahMoves, MAX_KALAH_MOVES, MAX_SOWINGS};
 pub use notation::{KalahMoveError, KalahPositionError, MAX_TEXT_LEN};
@@ -331,6 +341,11 @@ impl Game for Kalah {
         mv.0
     }
 }
+
+// What Kalah does not have: a protocol for external engines, endgame databases of the
+// `--egdb` kind (its solver keeps its own, `--db-dir`).
+impl EngineProtocol for Kalah {}
+impl EgdbGame for Kalah {}
 
 #[cfg(test)]
 mod tests {

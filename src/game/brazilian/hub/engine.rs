@@ -179,7 +179,9 @@ fn new_searcher(
 }
 
 /// The evaluator `spec` names, with a watch on its file when it is a model.
-fn load_evaluator(spec: &EvalSpec) -> Result<(AnyEvaluator<Brazilian>, Option<ModelWatch>), String> {
+fn load_evaluator(
+    spec: &EvalSpec,
+) -> Result<(AnyEvaluator<Brazilian>, Option<ModelWatch>), String> {
     let (evaluator, header) = spec.load::<Brazilian>().map_err(|e| e.to_string())?;
     let watch = match (spec, header) {
         (EvalSpec::Model(path), Some(header)) => Some(ModelWatch::new(path, header.revision)),
@@ -359,7 +361,8 @@ impl<W: Write + Send + 'static> Session<W> {
                 "set-param variant: evalearn plays '{VARIANT}' only, not '{value}'"
             )),
             "eval" => {
-                let spec = EvalSpec::parse(value).map_err(|e| format!("set-param eval: {e}"))?;
+                let spec = EvalSpec::parse_for::<Brazilian>(value)
+                    .map_err(|e| format!("set-param eval: {e}"))?;
                 let (evaluator, watch) =
                     load_evaluator(&spec).map_err(|e| format!("set-param eval: {e}"))?;
                 *self.idle_searcher().evaluator_mut() = evaluator;
@@ -735,7 +738,7 @@ pub fn options_from_args(
 ) -> Result<EngineOptions, String> {
     let eval = match (model, eval) {
         (Some(path), _) => EvalSpec::Model(path),
-        (None, Some(text)) => EvalSpec::parse(text)?,
+        (None, Some(text)) => EvalSpec::parse_for::<Brazilian>(text)?,
         (None, None) => EvalSpec::Builtin("material".to_string()),
     };
     Ok(EngineOptions {

@@ -13,7 +13,7 @@
 //! other stone counts it is half the total plus one. A store above half the stones has
 //! won: the formula's pole there is replaced by a decided value.
 
-use super::{EVAL_LIMIT, EvalGame, Evaluator};
+use crate::eval::{EVAL_LIMIT, EvalGame, Evaluator};
 use crate::game::Game;
 use crate::game::kalah::{Kalah, PITS};
 

@@ -12,14 +12,15 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::{CliError, interrupt};
+use crate::cli::args::SolverDbArgs;
+use crate::cli::{CliError, interrupt};
 use crate::game::Game;
-use crate::game::GameSpec;
 use crate::game::kalah::solve::board::{pits_of, stones};
 use crate::game::kalah::solve::db::{EndgameDb, MAX_DB_STONES, configurations};
 use crate::game::kalah::solve::file::{DbSource, db_dir, db_stones_for, open_or_build_until};
 use crate::game::kalah::solve::{DEFAULT_TT_MIB, Probe, Solver};
 use crate::game::kalah::{Kalah, KalahRules, NAME};
+use crate::game::split_game_text;
 
 /// Largest table accepted, in MiB.
 const MAX_TT_MIB: u64 = 1 << 18;
@@ -35,7 +36,7 @@ pub struct SolveArgs {
     #[arg(long)]
     position: Option<String>,
     #[command(flatten)]
-    db: KalahDbArgs,
+    db: SolverDbArgs,
     /// Transposition table in MiB (16-byte entries; large, unlike the searches' 2 or
     /// 64: an exact solve visits far more positions)
     #[arg(long, default_value_t = DEFAULT_TT_MIB as u64,
@@ -46,7 +47,7 @@ pub struct SolveArgs {
     pv: bool,
 }
 
-pub fn solve(args: SolveArgs) -> Result<(), CliError> {
+pub fn run(args: SolveArgs) -> Result<(), CliError> {
     let stop = interrupt::flag();
     let rules = parse_game(&args.game)?;
     let pos = match &args.position {
@@ -106,36 +107,39 @@ pub fn solve(args: SolveArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `--db-dir` and `--db-stones`: the Kalah endgame database of the commands that solve.
-#[derive(Args, Debug, Clone, Default)]
-pub struct KalahDbArgs {
-    /// Folder the Kalah endgame databases and solved values are kept in, built once and
-    /// read back (checksummed) by later runs; default `$EVALEARN_KALAH_DB` (empty: keep
-    /// nothing on disk), else `kalah-db`
-    #[arg(long)]
-    pub db_dir: Option<PathBuf>,
-    /// Endgame database: every configuration with at most this many stones in the pits
-    /// (C(N+12, 12) bytes; 0 for none); default: the stones in the pits, at most 20
-    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_DB_STONES as i64))]
-    pub db_stones: Option<u32>,
+/// The Kalah side of [`SolverDbArgs`]: the folder and the database of a question.
+pub(crate) trait KalahDb {
+    fn folder(&self) -> Option<PathBuf>;
+    fn open(
+        &self,
+        rules: KalahRules,
+        stones: u32,
+        stop: &AtomicBool,
+        report: impl FnMut(&str),
+    ) -> Result<Option<Arc<EndgameDb>>, CliError>;
 }
 
-impl KalahDbArgs {
+impl KalahDb for SolverDbArgs {
     /// The folder, if databases are kept on disk.
-    pub fn folder(&self) -> Option<PathBuf> {
+    fn folder(&self) -> Option<PathBuf> {
         db_dir(self.db_dir.as_deref())
     }
 
     /// The database for questions with `stones` stones in the pits (or `--db-stones`),
     /// read or built; `report` hears one line on it and any warnings. `None` for 0.
     /// Ctrl-C (`stop`) ends a build early: nothing of it is written.
-    pub fn open(
+    fn open(
         &self,
         rules: KalahRules,
         stones: u32,
         stop: &AtomicBool,
         mut report: impl FnMut(&str),
     ) -> Result<Option<Arc<EndgameDb>>, CliError> {
+        if let Some(size) = self.db_stones.filter(|&s| s > MAX_DB_STONES) {
+            return Err(CliError::input(format!(
+                "--db-stones {size}: at most {MAX_DB_STONES}"
+            )));
+        }
         let size = self.db_stones.unwrap_or_else(|| db_stones_for(stones));
         if size == 0 {
             return Ok(None);
@@ -168,13 +172,14 @@ impl KalahDbArgs {
 }
 
 /// Reads `--game`: Kalah only, with its rule options.
-pub(crate) fn parse_game(text: &str) -> Result<KalahRules, CliError> {
-    match GameSpec::parse(text) {
-        Ok(GameSpec::Kalah(rules)) => Ok(rules),
-        Ok(other) => Err(CliError::input(format!(
+fn parse_game(text: &str) -> Result<KalahRules, CliError> {
+    match split_game_text(text) {
+        (NAME, options) => {
+            Kalah::parse_variant(options).map_err(|e| CliError::input(format!("--game: {e}")))
+        }
+        (other, _) => Err(CliError::input(format!(
             "--game {other}: solve works on Kalah only (kalah or kalah:6:STONES[:empty-capture])"
         ))),
-        Err(e) => Err(CliError::input(format!("--game: {e}"))),
     }
 }
 

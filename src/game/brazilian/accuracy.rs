@@ -3,7 +3,13 @@
 
 use rand::RngExt;
 
-use super::Case;
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::accuracy::Case;
+use crate::accuracy::heldout::HeldOutGame;
+use crate::cli::CliError;
+use crate::cli::accuracy::{AccuracyArgs, AccuracyGame, dataset_positions};
 use crate::game::brazilian::Brazilian;
 use crate::game::brazilian::egdb::{Egdb, Material, SliceIndex};
 use crate::game::{ExactValue, Game, MoveList};
@@ -166,5 +172,111 @@ pub fn from_positions(
         .filter(|p| Material::of(p).pieces() <= egdb.max_pieces() && seen.insert(*p))
         .filter_map(|p| case_of(egdb, &p))
         .collect();
-    super::choose_positions(cases, count, seed)
+    crate::accuracy::choose_positions(cases, count, seed)
+}
+
+impl AccuracyGame for Brazilian {
+    fn check_accuracy_args(_: (), args: &AccuracyArgs) -> Result<(), CliError> {
+        if args.db.db_dir.is_some() || args.db.db_stones.is_some() || args.max_pit_stones.is_some()
+        {
+            return Err(CliError::input(
+                "--db-dir, --db-stones and --max-pit-stones are for Kalah; draughts reads --egdb",
+            ));
+        }
+        if args.egdb.is_none() {
+            return Err(CliError::input(
+                "give --egdb DIR: the endgame database the positions and their values come from",
+            ));
+        }
+        Ok(())
+    }
+
+    fn accuracy_cases(
+        _: (),
+        args: &AccuracyArgs,
+    ) -> Result<(Vec<Case<Brazilian>>, &'static str), CliError> {
+        let dir = args.egdb.as_deref().expect("checked: --egdb is given");
+        Ok((accuracy_cases(args, dir)?, "result steps"))
+    }
+}
+
+/// The `accuracy` command's positions: drawn from the database's slices (`--mix`), or a
+/// dataset's positions inside it (`--from`).
+fn accuracy_cases(args: &AccuracyArgs, dir: &Path) -> Result<Vec<Case<Brazilian>>, CliError> {
+    let opened = Egdb::open(dir);
+    for problem in &opened.problems {
+        eprintln!("warning: egdb: {problem}");
+    }
+    let egdb = opened.egdb;
+    if egdb.slice_count() == 0 {
+        return Err(CliError::input(format!(
+            "--egdb {}: no endgame database there (build one with `evalearn egdb build`)",
+            dir.display()
+        )));
+    }
+    println!(
+        "egdb {}: {} slices, complete up to {} pieces",
+        dir.display(),
+        egdb.slice_count(),
+        opened.complete_up_to
+    );
+    let count = args.positions as usize;
+    let cases = match &args.from {
+        Some(path) => {
+            let positions = dataset_positions::<Brazilian>(path, Brazilian::NAME)?;
+            let cases = from_positions(&egdb, positions, count, args.seed);
+            println!(
+                "positions from {}: {} inside the database",
+                path.display(),
+                cases.len()
+            );
+            cases
+        }
+        None => {
+            let mix = match &args.mix {
+                Some(text) => {
+                    parse_mix(text).map_err(|e| CliError::input(format!("--mix {text}: {e}")))?
+                }
+                None if opened.complete_up_to >= 3 => {
+                    (3..=opened.complete_up_to).map(|p| (p, 1.0)).collect()
+                }
+                None => {
+                    return Err(CliError::input(format!(
+                        "--egdb {}: not complete for 3 pieces; give --mix",
+                        dir.display()
+                    )));
+                }
+            };
+            let text: Vec<String> = mix.iter().map(|(p, w)| format!("{p}:{w}")).collect();
+            println!("mix {} (pieces:weight)", text.join(","));
+            sample(&egdb, &mix, count, args.seed)
+                .map_err(|e| CliError::input(format!("--mix: {e}")))?
+        }
+    };
+    Ok(cases)
+}
+
+/// Most pieces of the held-out positions.
+pub const HELD_OUT_MAX_PIECES: u32 = 5;
+
+impl HeldOutGame for Brazilian {
+    fn held_out_cases(
+        _variant: (),
+        tablebase: Option<&Arc<dyn Tablebase<Brazilian>>>,
+        count: usize,
+        seed: u64,
+    ) -> Result<(Vec<Case<Brazilian>>, String), String> {
+        let tablebase = tablebase.ok_or("no endgame database (give --egdb DIR)")?;
+        let most = tablebase.max_pieces().min(HELD_OUT_MAX_PIECES);
+        if most < 3 {
+            return Err(format!("the endgame database holds only {most} pieces"));
+        }
+        let mix: Vec<(u32, f64)> = (3..=most).map(|pieces| (pieces, 1.0)).collect();
+        // Slices the database lacks give no case: their draws are simply drawn again.
+        let cases = sample_from(tablebase.as_ref(), |_| true, &mix, count, seed)?;
+        Ok((
+            cases,
+            format!("positions of 3 to {most} pieces from the endgame database"),
+        ))
+    }
 }

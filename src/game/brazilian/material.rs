@@ -1,6 +1,6 @@
 //! The seed's material evaluator (thesis listing 6.2): a man counts 1, a king 3.
 
-use super::{EvalGame, Evaluator};
+use crate::eval::{EvalGame, Evaluator};
 use crate::game::Game;
 use crate::game::brazilian::Brazilian;
 

@@ -1,8 +1,8 @@
 //! Brazilian draughts in the terminal: the board with both coordinates, moves typed in
 //! numeric or algebraic notation (a start square or prefix naming one move is enough).
 
-use super::{MoveInput, Terminal};
 use crate::game::brazilian::{Brazilian, Move, Piece, Square};
+use crate::game::view::{MoveInput, Terminal};
 use crate::game::{EndReason, Game, MoveList, Outcome, Side};
 
 impl Terminal for Brazilian {

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::CliError;
-use super::egdb::EgdbOption;
+use crate::cli::CliError;
+use crate::cli::egdb::EgdbOption;
 use crate::game::brazilian::Brazilian;
-use crate::hub::engine::{self, Engine, MAX_HASH_MIB, MAX_OVERHEAD_MS};
+use crate::game::brazilian::hub::engine::{self, Engine, MAX_HASH_MIB, MAX_OVERHEAD_MS};
 
 #[derive(Args, Debug)]
 pub struct HubArgs {
@@ -31,7 +31,7 @@ pub struct HubArgs {
     egdb: EgdbOption,
 }
 
-pub fn hub(args: HubArgs) -> Result<(), CliError> {
+pub fn run(args: HubArgs) -> Result<(), CliError> {
     let mut options = engine::options_from_args(
         args.model,
         args.eval.as_deref(),

@@ -1,8 +1,8 @@
 //! Kalah in the terminal: the board as the seed draws it (B's store and pits 6..1 on top,
 //! A's pits 1..6 and store below), moves typed one sowing at a time or whole.
 
-use super::{MoveInput, Terminal};
 use crate::game::kalah::{A, B, Kalah, KalahMove, KalahMoveError, PITS, SowingEnd};
+use crate::game::view::{MoveInput, Terminal};
 use crate::game::{EndReason, Game, Outcome, Side};
 
 impl Terminal for Kalah {

@@ -7,11 +7,11 @@ use std::path::PathBuf;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::CliError;
-use super::egdb::SharedTablebase;
+use crate::cli::CliError;
+use crate::cli::egdb::SharedTablebase;
 use crate::game::brazilian::Brazilian;
+use crate::game::brazilian::treestats::{self, Cell, thesis_figure};
 use crate::search::SearchConfig;
-use crate::search::treestats::{self, Cell, thesis_figure};
 
 /// Deepest depth accepted (plain alpha-beta at 14 already takes ~1 s a position).
 const MAX_DEPTH: u32 = 20;
@@ -80,9 +80,9 @@ fn with_commas(x: f64) -> String {
     out
 }
 
-pub fn treestats(args: TreeStatsArgs) -> Result<(), CliError> {
+pub fn run(args: TreeStatsArgs) -> Result<(), CliError> {
     if let Some(path) = &args.json {
-        super::args::check_output("--json", path)?;
+        crate::cli::args::check_output("--json", path)?;
     }
     let algos: Vec<(String, SearchConfig)> = if args.algos.is_empty() {
         SearchConfig::NAMED
@@ -100,7 +100,7 @@ pub fn treestats(args: TreeStatsArgs) -> Result<(), CliError> {
     };
     let tablebase: Option<SharedTablebase<Brazilian>> = match &args.egdb {
         Some(dir) => {
-            let option = super::egdb::EgdbOption {
+            let option = crate::cli::egdb::EgdbOption {
                 egdb: Some(dir.clone()),
                 no_egdb: false,
             };
@@ -246,7 +246,7 @@ pub fn treestats(args: TreeStatsArgs) -> Result<(), CliError> {
             json.insert(name.clone(), serde_json::Value::Object(row));
         }
         let text = serde_json::to_string_pretty(&json).expect("a map of numbers serialises");
-        super::args::write_output("--json", path, text.as_bytes())?;
+        crate::cli::args::write_output("--json", path, text.as_bytes())?;
     }
     Ok(())
 }

@@ -9,11 +9,11 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::{Limits, NodeCounts, SearchConfig, Searcher, Tablebase};
-use crate::eval::Material;
 use crate::game::brazilian::Brazilian;
+use crate::game::brazilian::Material;
 use crate::game::{Game, MoveList, Side, random_plies};
 use crate::rng;
+use crate::search::{Limits, NodeCounts, SearchConfig, Searcher, Tablebase};
 
 /// Depths of the thesis table.
 pub const THESIS_DEPTHS: [u32; 3] = [6, 10, 14];

@@ -161,7 +161,7 @@ impl Level {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hub::protocol::parse_line;
+    use crate::game::brazilian::hub::protocol::parse_line;
 
     fn level(text: &str) -> Result<Level, String> {
         Level::parse(&parse_line(text).unwrap().unwrap(), 120)

@@ -1,0 +1,283 @@
+//! Kalah cases: positions from seeded self-play games of a variant (or a dataset), each
+//! move's value solved exactly ([`CachedSolver`]: solved values are kept on disk).
+
+use std::collections::HashSet;
+
+use rand::RngExt;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::commands::solve::KalahDb;
+use super::solve::Solver;
+use super::solve::cache::SolvedCache;
+use super::solve::db::EndgameDb;
+use crate::accuracy::Case;
+use crate::accuracy::heldout::HeldOutGame;
+use crate::arena::engine_game::{Exploration, GameRules, play_engine_game};
+use crate::cli::accuracy::{AccuracyArgs, AccuracyGame, dataset_positions};
+use crate::cli::args::{advance, progress_bar};
+use crate::cli::{CliError, interrupt};
+use crate::game::Game;
+use crate::game::kalah::evaluators::KalahEval;
+use crate::game::kalah::solve::board::{pits_of, stones};
+use crate::game::kalah::solve::cache::CachedSolver;
+use crate::game::kalah::{Kalah, KalahMoves, KalahRules};
+use crate::search::Tablebase;
+use crate::search::{Limits, SearchConfig, Searcher};
+
+/// The games the positions come from: the `stores` evaluator at this depth, every
+/// move drawn by softmax over the root values at this temperature (stones), so games
+/// are varied but plausible.
+pub const SELFPLAY_DEPTH: u32 = 2;
+pub const SELFPLAY_TEMPERATURE: f64 = 1.0;
+/// Plies after which a self-play game stops.
+const PLY_CAP: u32 = 400;
+
+/// `count` different positions of `rules`' games, each with two moves or more: game
+/// `i` is played from random stream `i` of `seed`, and one of its positions (uniformly
+/// among those before the end, with at most `max_pit_stones` stones in the pits when
+/// given) is taken. Fails if the games keep repeating positions.
+pub fn selfplay_positions(
+    rules: KalahRules,
+    count: usize,
+    seed: u64,
+    max_pit_stones: Option<u32>,
+) -> Result<Vec<Kalah>, String> {
+    let mut searcher = Searcher::new(KalahEval::Stores, SearchConfig::FULL, 4);
+    let rules_of_game = GameRules {
+        ply_cap: PLY_CAP,
+        exploration: Some(Exploration {
+            temperature: SELFPLAY_TEMPERATURE,
+            plies: PLY_CAP,
+        }),
+        adjudicator: None,
+    };
+    let mut seen = HashSet::new();
+    let mut positions = Vec::with_capacity(count);
+    let mut moves = KalahMoves::new();
+    let max_games = 1000 + 20 * count as u64;
+    let mut index = 0;
+    while positions.len() < count {
+        if index >= max_games {
+            return Err(format!(
+                "only {} different positions of {} in {max_games} games",
+                positions.len(),
+                rules.name()
+            ));
+        }
+        let mut rng = crate::rng::stream(seed, index);
+        let game = play_engine_game(
+            index,
+            Kalah::start_of(rules),
+            rules_of_game,
+            &mut rng,
+            |record, exact| {
+                let limits = Limits {
+                    depth: Some(SELFPLAY_DEPTH),
+                    exact_root_values: exact,
+                    ..Limits::default()
+                };
+                searcher.search(record, &limits, |_| {})
+            },
+        );
+        index += 1;
+        let ongoing = game.positions.len().saturating_sub(1).max(1);
+        // Stones in the pits only fall as a game goes on: the late positions are a tail.
+        let first = max_pit_stones.map_or(0, |most| {
+            game.positions[..ongoing]
+                .iter()
+                .position(|p| stones(&pits_of(p)) <= most)
+                .unwrap_or(ongoing)
+        });
+        if first == ongoing {
+            continue;
+        }
+        let pos = game.positions[rng.random_range(first..ongoing)];
+        pos.legal_moves(&mut moves);
+        if moves.len() >= 2 && seen.insert(pos) {
+            positions.push(pos);
+        }
+    }
+    Ok(positions)
+}
+
+/// The case of `pos` with every move's value solved (`None` with fewer than two moves).
+pub fn case_of(solver: &mut CachedSolver, pos: &Kalah) -> Option<Case<Kalah>> {
+    let mut moves = KalahMoves::new();
+    pos.legal_moves(&mut moves);
+    if moves.len() < 2 {
+        return None;
+    }
+    let children: Vec<_> = moves
+        .iter()
+        .map(|&mv| {
+            let child = pos.play(mv);
+            (
+                mv,
+                child.store_margin() + solver.future_value(&pits_of(&child)),
+            )
+        })
+        .collect();
+    Case::from_children(*pos, children)
+}
+
+/// `positions` without duplicates and without those with fewer than two moves, in order.
+pub fn distinct_playable(positions: impl IntoIterator<Item = Kalah>) -> Vec<Kalah> {
+    let mut seen = HashSet::new();
+    let mut moves = KalahMoves::new();
+    positions
+        .into_iter()
+        .filter(|p| {
+            p.legal_moves(&mut moves);
+            moves.len() >= 2 && seen.insert(*p)
+        })
+        .collect()
+}
+
+/// Kalah variants solved whole here: more stones a pit take far too long to solve.
+pub const MAX_SOLVED_STONES: u8 = 4;
+/// Seconds between saves of the solved values while solving.
+const SAVE_EVERY_SECONDS: u64 = 30;
+/// Most stones in the pits of the late positions solved in any Kalah variant.
+const MAX_LATE_PIT_STONES: u32 = 30;
+
+impl AccuracyGame for Kalah {
+    fn check_accuracy_args(rules: KalahRules, args: &AccuracyArgs) -> Result<(), CliError> {
+        let late = args
+            .max_pit_stones
+            .is_some_and(|most| most <= MAX_LATE_PIT_STONES);
+        if rules.stones > MAX_SOLVED_STONES && !late {
+            return Err(CliError::input(format!(
+                "--game {}: accuracy solves Kalah with at most {MAX_SOLVED_STONES} \
+                 stones a pit (kalah:6:1 .. kalah:6:{MAX_SOLVED_STONES}), or late positions \
+                 of any variant with --max-pit-stones {MAX_LATE_PIT_STONES} or fewer",
+                rules.name()
+            )));
+        }
+        if args.mix.is_some() {
+            return Err(CliError::input("--mix is for draughts (--egdb)"));
+        }
+        Ok(())
+    }
+
+    fn accuracy_cases(
+        rules: KalahRules,
+        args: &AccuracyArgs,
+    ) -> Result<(Vec<Case<Kalah>>, &'static str), CliError> {
+        Ok((accuracy_cases(args, rules)?, "stones"))
+    }
+}
+
+/// The `accuracy` command's positions: from seeded self-play games of the variant (or
+/// `--from` a dataset), each solved exactly, its solved values kept in the database
+/// folder's cache so a second run starts from them.
+fn accuracy_cases(args: &AccuracyArgs, rules: KalahRules) -> Result<Vec<Case<Kalah>>, CliError> {
+    println!("game {}", rules.name());
+    let count = args.positions as usize;
+    let positions = match &args.from {
+        Some(path) => dataset_positions::<Kalah>(path, &rules.name())?,
+        None => selfplay_positions(rules, count, args.seed, args.max_pit_stones)
+            .map_err(CliError::failure)?,
+    };
+    let most_stones = positions
+        .iter()
+        .map(|p| stones(&pits_of(p)))
+        .max()
+        .unwrap_or(0);
+    let stop = interrupt::flag();
+    let db = args
+        .db
+        .open(rules, most_stones, &stop, |line| println!("{line}"))?;
+    let solver = Solver::new(rules, 16 * args.tt_mb as usize, db)
+        .map_err(CliError::failure)?
+        .with_stop(Arc::clone(&stop));
+    let folder = args.db.folder();
+    let (cache, warning) = SolvedCache::open(folder.as_deref(), rules);
+    if let Some(warning) = warning {
+        eprintln!("warning: {warning}");
+    }
+    let known = cache.len();
+    let mut exact = CachedSolver { solver, cache };
+    let bar = progress_bar(
+        count as u64,
+        "[{bar:30}] {pos}/{len} positions solved, eta {eta}",
+    );
+    let started = Instant::now();
+    let mut last_save = Instant::now();
+    let save = |exact: &mut CachedSolver| {
+        if let Err(e) = exact.cache.save() {
+            eprintln!("warning: {e}");
+        }
+    };
+    let mut cases: Vec<Case<Kalah>> = Vec::with_capacity(count);
+    let chosen = crate::accuracy::choose_positions(distinct_playable(positions), count, args.seed);
+    for pos in &chosen {
+        let case = case_of(&mut exact, pos);
+        if interrupt::raised(&stop) {
+            bar.finish_and_clear();
+            let added = exact.cache.added();
+            save(&mut exact);
+            return Err(interrupt::stopped(format!(
+                "{} of {count} positions solved; {added} new values kept in the cache{}, so a \
+                 second run starts from them",
+                cases.len(),
+                folder
+                    .as_deref()
+                    .map_or(String::new(), |f| format!(" in {}", f.display()))
+            )));
+        }
+        if let Some(case) = case {
+            cases.push(case);
+        }
+        advance(&bar, "positions");
+        if last_save.elapsed().as_secs() >= SAVE_EVERY_SECONDS {
+            save(&mut exact);
+            last_save = Instant::now();
+        }
+    }
+    bar.finish_and_clear();
+    let added = exact.cache.added();
+    save(&mut exact);
+    println!(
+        "solved {} positions in {:.1} s ({} values known before, {} new, {} nodes)",
+        cases.len(),
+        started.elapsed().as_secs_f64(),
+        known,
+        added,
+        exact.solver.nodes()
+    );
+    Ok(cases)
+}
+
+/// Most stones in the pits of the held-out positions, and the size of the database they
+/// are solved with (every configuration of at most this many stones).
+pub const HELD_OUT_PIT_STONES: u32 = 24;
+pub const HELD_OUT_DB_STONES: u32 = 12;
+/// The solver's table for the held-out sample, MiB.
+const HELD_OUT_TT_MIB: usize = 32;
+
+impl HeldOutGame for Kalah {
+    fn held_out_cases(
+        rules: KalahRules,
+        _tablebase: Option<&Arc<dyn Tablebase<Kalah>>>,
+        count: usize,
+        seed: u64,
+    ) -> Result<(Vec<Case<Kalah>>, String), String> {
+        let positions = selfplay_positions(rules, count, seed, Some(HELD_OUT_PIT_STONES))?;
+        let db = Arc::new(EndgameDb::build(rules, HELD_OUT_DB_STONES));
+        let solver = Solver::new(rules, HELD_OUT_TT_MIB, Some(db))?;
+        let (cache, _) = SolvedCache::open(None, rules);
+        let mut exact = CachedSolver { solver, cache };
+        let cases = positions
+            .iter()
+            .filter_map(|pos| case_of(&mut exact, pos))
+            .collect();
+        Ok((
+            cases,
+            format!(
+                "late positions (at most {HELD_OUT_PIT_STONES} stones in the pits) of self-play games, solved"
+            ),
+        ))
+    }
+}

@@ -1,0 +1,66 @@
+//! Kalah played perfectly: the solver's moves (capped in nodes a move), with the
+//! endgame database of the variant's stones.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::solve::Solver;
+use super::solve::board::{pits_of, stones};
+use super::solve::db::EndgameDb;
+use super::solve::file::{self, db_stones_for, open_or_build};
+use super::{Kalah, KalahMove, KalahRules};
+use crate::arena::perfect::{ExactMover, Perfect, PerfectGame};
+use crate::game::Game;
+use crate::search::{Tablebase, end_score};
+
+/// The solver's table in each player, MiB.
+const SOLVER_TT_MIB: usize = 64;
+
+/// The Kalah solver as an exact mover.
+struct SolverMover {
+    solver: Solver,
+    node_cap: u64,
+}
+
+impl ExactMover<Kalah> for SolverMover {
+    fn exact_move(&mut self, pos: &Kalah) -> Option<(KalahMove, i32)> {
+        let (mv, solution) = self.solver.best_move_capped(pos, self.node_cap).ok()??;
+        Some((mv, end_score::<Kalah>(solution.value, 0)))
+    }
+}
+
+impl PerfectGame for Kalah {
+    fn perfect(
+        rules: KalahRules,
+        _: Option<Arc<dyn Tablebase<Kalah>>>,
+        db_dir: Option<&Path>,
+        node_cap: u64,
+        note: &mut dyn FnMut(String),
+    ) -> Result<Perfect<Kalah>, String> {
+        let start = Kalah::start_of(rules);
+        let size = db_stones_for(stones(&pits_of(&start)));
+        let (db, _, took, warnings) = open_or_build(file::db_dir(db_dir).as_deref(), rules, size);
+        for warning in warnings {
+            note(format!("warning: {warning}"));
+        }
+        note(format!(
+            "perfect: Kalah solver ({node_cap} nodes a move, then the search with stores), \
+             database of {size} stones ready in {:.1} s",
+            took.as_secs_f64()
+        ));
+        Ok(Perfect::new(
+            move || solver_mover(rules, &db, node_cap),
+            None,
+        ))
+    }
+}
+
+fn solver_mover(
+    rules: KalahRules,
+    db: &Arc<EndgameDb>,
+    node_cap: u64,
+) -> Box<dyn ExactMover<Kalah>> {
+    let solver = Solver::new(rules, SOLVER_TT_MIB, Some(Arc::clone(db)))
+        .expect("the database was built for these rules");
+    Box::new(SolverMover { solver, node_cap })
+}
