@@ -58,57 +58,86 @@ pub fn random_openings_up_to<G: Game>(start: G, count: usize, plies: u32, seed: 
     openings
 }
 
-/// Reads openings from `path`: a PDN file (the final position of each game) when its
-/// name ends in `.pdn`, otherwise one FEN per line (blank lines and `#` comments
-/// skipped). Finished positions (no legal move) are rejected.
+/// Largest file of positions a line read by [`read_position_lines`].
+pub const MAX_LINES_FILE_BYTES: usize = 16 << 20;
+
+/// Reads openings from `path`: a game file of the game's own format (the final
+/// position of each game; PDN for draughts) when its extension is the game's, otherwise
+/// a position per line (blank lines and `#` comments skipped). Finished positions (no
+/// legal move) are rejected.
 pub fn read_openings<G: GameFile>(variant: G::Variant, path: &Path) -> Result<Vec<G>, String> {
+    let name = path.display();
+    let text = read_capped(path, G::MAX_FILE_BYTES)?;
+    let is_game_file = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case(G::FILE_EXTENSION));
+    if !is_game_file {
+        return positions_of_lines(variant, &text, path);
+    }
+    let games = G::read_games(variant, &text).map_err(|e| format!("openings file {name}: {e}"))?;
+    let mut openings = Vec::new();
+    for (i, game) in games.iter().enumerate() {
+        let pos = *game.record().position();
+        if !pos.has_legal_move() {
+            return Err(format!(
+                "openings file {name}: game {} ends the game",
+                i + 1
+            ));
+        }
+        openings.push(pos);
+    }
+    non_empty(openings, path)
+}
+
+/// Reads openings from `path`, a position per line in the game's text (blank lines and
+/// `#` comments skipped), for a game without files of its own.
+pub fn read_position_lines<G: Game>(variant: G::Variant, path: &Path) -> Result<Vec<G>, String> {
+    let text = read_capped(path, MAX_LINES_FILE_BYTES)?;
+    positions_of_lines(variant, &text, path)
+}
+
+fn read_capped(path: &Path, max: usize) -> Result<String, String> {
     let name = path.display();
     let size = std::fs::metadata(path)
         .map_err(|e| format!("openings file {name}: {e}"))?
         .len();
-    if size > G::MAX_FILE_BYTES as u64 {
-        return Err(format!(
-            "openings file {name}: larger than {} bytes",
-            G::MAX_FILE_BYTES
-        ));
+    if size > max as u64 {
+        return Err(format!("openings file {name}: larger than {max} bytes"));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("openings file {name}: {e}"))?;
-    let is_game_file = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case(G::FILE_EXTENSION));
+    std::fs::read_to_string(path).map_err(|e| format!("openings file {name}: {e}"))
+}
+
+fn positions_of_lines<G: Game>(
+    variant: G::Variant,
+    text: &str,
+    path: &Path,
+) -> Result<Vec<G>, String> {
+    let name = path.display();
     let mut openings = Vec::new();
-    if is_game_file {
-        let games =
-            G::read_games(variant, &text).map_err(|e| format!("openings file {name}: {e}"))?;
-        for (i, game) in games.iter().enumerate() {
-            let pos = *game.record().position();
-            if !pos.has_legal_move() {
-                return Err(format!(
-                    "openings file {name}: game {} ends the game",
-                    i + 1
-                ));
-            }
-            openings.push(pos);
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
         }
-    } else {
-        for (n, line) in text.lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let pos = G::parse_position_of(variant, line)
-                .map_err(|e| format!("openings file {name}, line {}: {e}", n + 1))?;
-            if !pos.has_legal_move() {
-                return Err(format!(
-                    "openings file {name}, line {}: the side to move has no move",
-                    n + 1
-                ));
-            }
-            openings.push(pos);
+        let pos = G::parse_position_of(variant, line)
+            .map_err(|e| format!("openings file {name}, line {}: {e}", n + 1))?;
+        if !pos.has_legal_move() {
+            return Err(format!(
+                "openings file {name}, line {}: the side to move has no move",
+                n + 1
+            ));
         }
+        openings.push(pos);
     }
+    non_empty(openings, path)
+}
+
+fn non_empty<G>(openings: Vec<G>, path: &Path) -> Result<Vec<G>, String> {
     if openings.is_empty() {
-        return Err(format!("openings file {name}: no position in it"));
+        return Err(format!(
+            "openings file {}: no position in it",
+            path.display()
+        ));
     }
     Ok(openings)
 }

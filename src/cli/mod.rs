@@ -30,6 +30,7 @@ use crate::arena::players::EngineProtocol;
 use crate::eval::EvalGame;
 use crate::game::GameFile;
 use crate::game::view::Terminal;
+use crate::learn::TrainGame;
 use crate::search::bench::Bench;
 use crate::web::WebGame;
 
@@ -161,6 +162,7 @@ pub(crate) trait CliGame:
     + GameFile
     + Terminal
     + Bench
+    + TrainGame
     + EngineProtocol
     + egdb::EgdbGame
     + PerfectGame
@@ -175,6 +177,7 @@ impl<G> CliGame for G where
         + GameFile
         + Terminal
         + Bench
+        + TrainGame
         + EngineProtocol
         + egdb::EgdbGame
         + PerfectGame

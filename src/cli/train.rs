@@ -162,7 +162,7 @@ pub(super) fn plan<G: CliGame>(
     println!(
         "{} on {game}, model {}: {} of {} iterations done{minutes}; next iteration {next} \
          (games {}–{}), {left} round{} left",
-        config.learner.name(),
+        config.learner,
         model.display(),
         state.iteration,
         budget.iterations,
@@ -189,7 +189,7 @@ pub(super) fn train_game<G: CliGame>(
     let stop = interrupt::flag();
     println!(
         "training {} on {} → {} ({} iterations of {} games{})",
-        config.learner.name(),
+        config.learner,
         G::variant_name(variant),
         config.model.display(),
         config.budget.iterations,
@@ -223,6 +223,7 @@ pub(super) fn train_game<G: CliGame>(
             progress: &mut progress,
             on_iteration: &mut on_iteration,
             tablebase,
+            learner: None,
         },
     )
     .map_err(CliError::input)?;

@@ -48,13 +48,16 @@
 use std::collections::HashSet;
 use std::fmt;
 use std::marker::PhantomData;
+use std::path::Path;
 use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::spec::{LoadError, ModelKind};
 use super::{EVAL_LIMIT, Evaluator};
 use crate::game::Game;
+use crate::io::model::{self, ModelHeader};
 
 /// The evaluator kind written in model files.
 pub const KIND: &str = "glem";
@@ -738,4 +741,48 @@ impl<G: Atoms> Evaluator<G> for Glem<G> {
     fn logit_scale(&self) -> Option<f64> {
         Some(f64::from(self.inner.scale))
     }
+}
+
+/// The model kind of GLEM evaluators, for a game with atoms.
+pub const fn kind<G: Atoms>() -> ModelKind<G> {
+    ModelKind {
+        kind: KIND,
+        load: load::<G>,
+        describe: describe::<G>,
+    }
+}
+
+fn read<G: Atoms>(path: &Path, game: &str) -> Result<(ModelHeader, GlemModel), LoadError> {
+    let (header, model) = model::load_model::<GlemModel>(path, Some(game), Some(KIND))?;
+    model.validate::<G>().map_err(|reason| LoadError::Invalid {
+        path: path.to_path_buf(),
+        reason,
+    })?;
+    Ok((header, model))
+}
+
+fn load<G: Atoms>(
+    path: &Path,
+    game: &str,
+) -> Result<(Arc<dyn Evaluator<G>>, ModelHeader), LoadError> {
+    let (header, model) = read::<G>(path, game)?;
+    let evaluator = Glem::<G>::new(&model).map_err(|reason| LoadError::Invalid {
+        path: path.to_path_buf(),
+        reason,
+    })?;
+    Ok((Arc::new(evaluator), header))
+}
+
+fn describe<G: Atoms>(path: &Path, game: &str) -> Result<String, LoadError> {
+    let (_, glem) = read::<G>(path, game)?;
+    Ok(format!(
+        "{} configurations in {} regions, {} phases (starting at {:?}), scale {}; \
+         compiled tables {} entries\n",
+        glem.configurations.len(),
+        glem.regions.len(),
+        glem.phases.count(),
+        glem.phases.starts,
+        glem.scale,
+        glem.table_entries::<G>()
+    ))
 }

@@ -2,12 +2,17 @@
 //! (material in draughts, the stores in Kalah) plus a learned weighted sum of positional
 //! features (seed 5.1–5.2). Each game says which features it has through [`Features`].
 
+use std::fmt::Write;
 use std::marker::PhantomData;
+use std::path::Path;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::spec::{LoadError, ModelKind};
 use super::{EVAL_LIMIT, Evaluator};
 use crate::game::Game;
+use crate::io::model::{self, ModelHeader};
 
 /// The evaluator kind written in model files.
 pub const KIND: &str = "linear";
@@ -247,6 +252,99 @@ impl<G: Features> Evaluator<G> for Linear<G> {
     fn name(&self) -> String {
         KIND.to_string()
     }
+}
+
+/// The model kind of linear evaluators, for a game with named features.
+pub const fn kind<G: Features>() -> ModelKind<G> {
+    ModelKind {
+        kind: KIND,
+        load: load::<G>,
+        describe: describe::<G>,
+    }
+}
+
+fn read<G: Features>(path: &Path, game: &str) -> Result<(ModelHeader, LinearWeights), LoadError> {
+    let (header, weights) = model::load_model::<LinearWeights>(path, Some(game), Some(KIND))?;
+    weights
+        .validate::<G>()
+        .map_err(|reason| LoadError::Invalid {
+            path: path.to_path_buf(),
+            reason,
+        })?;
+    Ok((header, weights))
+}
+
+fn load<G: Features>(
+    path: &Path,
+    game: &str,
+) -> Result<(Arc<dyn Evaluator<G>>, ModelHeader), LoadError> {
+    let (header, weights) = read::<G>(path, game)?;
+    let evaluator = Linear::<G>::new(&weights).map_err(|reason| LoadError::Invalid {
+        path: path.to_path_buf(),
+        reason,
+    })?;
+    Ok((Arc::new(evaluator), header))
+}
+
+fn describe<G: Features>(path: &Path, game: &str) -> Result<String, LoadError> {
+    Ok(describe_weights::<G>(&read::<G>(path, game)?.1))
+}
+
+/// A linear model's active features with their weights and since when they are active,
+/// its reserve queue and the term replacements that led there.
+fn describe_weights<G: Features>(weights: &LinearWeights) -> String {
+    let mut out = String::new();
+    let names = G::FEATURE_NAMES;
+    let entered = |i: usize| {
+        weights
+            .replaced
+            .iter()
+            .rev()
+            .find(|r| usize::from(r.added) == i)
+            .map(|r| r.game)
+    };
+    let _ = writeln!(
+        out,
+        "active features: {} of a pool of {} (weights in centi-units per unit of feature; the \
+         anchor keeps its fixed weight):",
+        weights.active.len(),
+        names.len()
+    );
+    for &i in &weights.active {
+        let i = usize::from(i);
+        let since = match entered(i) {
+            Some(game) => format!("entered at game {game}"),
+            None => "active from the start".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "    {:<24} {:>9.2}   {since}",
+            names[i], weights.weights[i]
+        );
+    }
+    let reserve: Vec<&str> = weights
+        .reserve
+        .iter()
+        .map(|&i| names[usize::from(i)])
+        .collect();
+    let _ = writeln!(out, "reserve, next first: {}", reserve.join(", "));
+    let _ = writeln!(
+        out,
+        "replacements: {} (the active feature least correlated with winning, |r|, makes way \
+         for the reserve's head)",
+        weights.replaced.len()
+    );
+    for r in &weights.replaced {
+        let _ = writeln!(
+            out,
+            "    game {:>6}: {:<24} → {:<24} |r| {:.3}",
+            r.game,
+            names[usize::from(r.removed)],
+            names[usize::from(r.added)],
+            r.measure
+        );
+    }
+    out
 }
 
 #[cfg(test)]

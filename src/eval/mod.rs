@@ -9,7 +9,7 @@ pub mod linear;
 pub mod spec;
 pub mod td;
 
-use crate::game::{Game, GameFile};
+use crate::game::Game;
 
 /// Largest absolute value an evaluator returns. Search scores beyond it (up to
 /// [`crate::search::WIN`]) are won or lost games.
@@ -98,10 +98,11 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for std::sync::Arc<E> {
     }
 }
 
-/// A game evalearn can evaluate, learn and play from the command line: its hand-made
-/// evaluators by name, the inputs of each learned evaluator (Samuel's named features,
-/// GLEM's atoms, the TD network's inputs), and its game files.
-pub trait EvalGame: Game + GameFile + linear::Features + glem::Atoms + td::Inputs {
+/// A game evalearn can evaluate: its hand-made evaluators by name, and the kinds of
+/// learned models it reads — those whose inputs it provides (Samuel's linear sum over
+/// named features, [`linear::Features`]; GLEM's configurations of atoms, [`glem::Atoms`];
+/// the TD network's inputs, [`td::Inputs`]).
+pub trait EvalGame: Game {
     /// The game's hand-made evaluators.
     type Builtin: Evaluator<Self> + Clone + std::fmt::Debug + Send + Sync + 'static;
     /// Their names; the first is the baseline learned models are measured against
@@ -109,6 +110,9 @@ pub trait EvalGame: Game + GameFile + linear::Features + glem::Atoms + td::Input
     const BUILTINS: &'static [&'static str];
     /// The hand-made evaluator called `name`, if the game has one.
     fn builtin(name: &str) -> Option<Self::Builtin>;
+    /// The kinds of model files the game reads (`linear::kind::<Self>()`, …); none by
+    /// default.
+    const MODEL_KINDS: &'static [spec::ModelKind<Self>] = &[];
 }
 
 /// The baseline evaluator of `G` (the first of [`EvalGame::BUILTINS`]).

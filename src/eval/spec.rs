@@ -5,11 +5,9 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::SystemTime;
 
-use super::glem::{self, Glem, GlemModel};
-use super::linear::{self, Linear, LinearWeights};
-use super::td::{self, TdEvaluator};
 use super::{EvalGame, Evaluator, IncrementalEval};
 use crate::game::{GameEntry, GameSpec, owner_of_builtin, parse_game};
 use crate::io::model::{self, ModelError, ModelHeader};
@@ -101,10 +99,12 @@ impl fmt::Display for EvalSpec {
 #[derive(Debug)]
 pub enum LoadError {
     Model(ModelError),
-    /// The file is a sound model file but of a kind this build does not know.
+    /// The file is a sound model file but of a kind the game does not read.
     UnknownKind {
         path: PathBuf,
         kind: String,
+        /// The kinds the game reads, in words.
+        known: String,
     },
     /// The payload decoded but does not fit this build (e.g. another feature set).
     Invalid {
@@ -123,11 +123,10 @@ impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LoadError::Model(e) => write!(f, "{e}"),
-            LoadError::UnknownKind { path, kind } => write!(
+            LoadError::UnknownKind { path, kind, known } => write!(
                 f,
-                "{}: evaluator kind '{kind}' is not one this build knows ({})",
-                path.display(),
-                KNOWN_KINDS.join(", ")
+                "{}: evaluator kind '{kind}' is not one this game's models can hold ({known})",
+                path.display()
             ),
             LoadError::Invalid { path, reason } => write!(f, "{}: {reason}", path.display()),
             LoadError::NotForThisGame {
@@ -151,26 +150,33 @@ impl From<ModelError> for LoadError {
     }
 }
 
-/// Evaluator kinds a model file may hold.
-pub const KNOWN_KINDS: [&str; 3] = [linear::KIND, glem::KIND, td::KIND];
-
-/// Any evaluator of game `G`, chosen at run time (one match per call: cheap and
-/// predictable).
-// One per searcher, made once: its size does not matter, and boxing the linear
-// evaluator would add a pointer hop to every evaluation.
-#[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug)]
+/// Any evaluator of game `G`, chosen at run time: one of the game's hand-made ones (a
+/// direct call: the baseline is what benches and matches measure against) or a learned
+/// model of any kind the game supports ([`EvalGame::MODEL_KINDS`]).
+#[derive(Clone)]
 pub enum AnyEvaluator<G: EvalGame> {
     Builtin(G::Builtin),
-    Linear(Linear<G>),
-    Glem(Glem<G>),
-    Td(TdEvaluator<G>),
+    Model(Arc<dyn Evaluator<G>>),
 }
 
 impl<G: EvalGame> AnyEvaluator<G> {
     /// The game's baseline (draughts `material`, Kalah `stores`).
     pub fn baseline() -> Self {
         AnyEvaluator::Builtin(super::baseline::<G>())
+    }
+
+    /// A learned evaluator.
+    pub fn model(evaluator: impl Evaluator<G> + 'static) -> Self {
+        AnyEvaluator::Model(Arc::new(evaluator))
+    }
+}
+
+impl<G: EvalGame> fmt::Debug for AnyEvaluator<G> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AnyEvaluator::Builtin(e) => f.debug_tuple("Builtin").field(e).finish(),
+            AnyEvaluator::Model(e) => f.debug_tuple("Model").field(&e.name()).finish(),
+        }
     }
 }
 
@@ -179,37 +185,52 @@ impl<G: EvalGame> Evaluator<G> for AnyEvaluator<G> {
     fn evaluate(&self, pos: &G) -> i32 {
         match self {
             AnyEvaluator::Builtin(e) => e.evaluate(pos),
-            AnyEvaluator::Linear(e) => e.evaluate(pos),
-            AnyEvaluator::Glem(e) => e.evaluate(pos),
-            AnyEvaluator::Td(e) => e.evaluate(pos),
+            AnyEvaluator::Model(e) => e.evaluate(pos),
         }
     }
 
     fn name(&self) -> String {
         match self {
             AnyEvaluator::Builtin(e) => e.name(),
-            AnyEvaluator::Linear(e) => e.name(),
-            AnyEvaluator::Glem(e) => e.name(),
-            AnyEvaluator::Td(e) => e.name(),
+            AnyEvaluator::Model(e) => e.name(),
         }
     }
 
     fn logit_scale(&self) -> Option<f64> {
         match self {
             AnyEvaluator::Builtin(e) => e.logit_scale(),
-            AnyEvaluator::Linear(e) => e.logit_scale(),
-            AnyEvaluator::Glem(e) => e.logit_scale(),
-            AnyEvaluator::Td(e) => e.logit_scale(),
+            AnyEvaluator::Model(e) => e.logit_scale(),
         }
     }
 
     fn incremental(&self, plies: usize) -> Option<Box<dyn IncrementalEval<G>>> {
         match self {
             AnyEvaluator::Builtin(e) => e.incremental(plies),
-            AnyEvaluator::Linear(e) => e.incremental(plies),
-            AnyEvaluator::Glem(e) => e.incremental(plies),
-            AnyEvaluator::Td(e) => e.incremental(plies),
+            AnyEvaluator::Model(e) => e.incremental(plies),
         }
+    }
+}
+
+/// A kind of model file (an evaluator family: `linear`, `glem`, `td`) as a game reads
+/// it: how the payload becomes an evaluator, and how `evalearn model info` describes it.
+/// Each family's module makes one for any game with its inputs (`kind::<G>()`); a game
+/// lists those it supports in [`EvalGame::MODEL_KINDS`].
+pub struct ModelKind<G> {
+    /// The kind as model files record it.
+    pub kind: &'static str,
+    /// Loads the file at `path` (of recorded game `game`) as an evaluator.
+    pub load: fn(&Path, &str) -> Result<(Arc<dyn Evaluator<G>>, ModelHeader), LoadError>,
+    /// What the payload holds, in lines of text (checked as loading checks it).
+    pub describe: fn(&Path, &str) -> Result<String, LoadError>,
+}
+
+/// The model kinds game `G` reads, in words (`linear, glem, td`).
+pub fn kinds_in_words<G: EvalGame>() -> String {
+    let kinds: Vec<&str> = G::MODEL_KINDS.iter().map(|k| k.kind).collect();
+    if kinds.is_empty() {
+        "none".to_string()
+    } else {
+        kinds.join(", ")
     }
 }
 
@@ -219,11 +240,8 @@ pub fn same_game<G: EvalGame>(recorded: &str) -> bool {
     recorded.split(':').next() == Some(G::NAME)
 }
 
-/// Loads a model file of any known kind for game `G`; a model of another game is a
-/// [`ModelError::WrongGame`].
-pub fn load_model_file<G: EvalGame>(
-    path: &Path,
-) -> Result<(AnyEvaluator<G>, ModelHeader), LoadError> {
+/// The model kind of game `G` a file's header names.
+fn model_kind<G: EvalGame>(path: &Path) -> Result<(&'static ModelKind<G>, ModelHeader), LoadError> {
     let header = model::read_header(path)?;
     if !same_game::<G>(&header.game) {
         return Err(LoadError::Model(ModelError::WrongGame {
@@ -232,34 +250,31 @@ pub fn load_model_file<G: EvalGame>(
             expected: G::NAME.to_string(),
         }));
     }
-    let game = header.game.clone();
-    let invalid = |reason: String| LoadError::Invalid {
-        path: path.to_path_buf(),
-        reason,
-    };
-    match header.kind.as_str() {
-        linear::KIND => {
-            let (header, weights) =
-                model::load_model::<LinearWeights>(path, Some(&game), Some(linear::KIND))?;
-            let evaluator = Linear::new(&weights).map_err(invalid)?;
-            Ok((AnyEvaluator::Linear(evaluator), header))
-        }
-        glem::KIND => {
-            let (header, model) =
-                model::load_model::<GlemModel>(path, Some(&game), Some(glem::KIND))?;
-            let evaluator = Glem::new(&model).map_err(invalid)?;
-            Ok((AnyEvaluator::Glem(evaluator), header))
-        }
-        td::KIND => {
-            let (header, weights) = td::load_weights(path, Some(&game))?;
-            let evaluator = TdEvaluator::from_weights(&weights).map_err(invalid)?;
-            Ok((AnyEvaluator::Td(evaluator), header))
-        }
-        other => Err(LoadError::UnknownKind {
+    match G::MODEL_KINDS.iter().find(|k| k.kind == header.kind) {
+        Some(kind) => Ok((kind, header)),
+        None => Err(LoadError::UnknownKind {
             path: path.to_path_buf(),
-            kind: other.to_string(),
+            kind: header.kind,
+            known: kinds_in_words::<G>(),
         }),
     }
+}
+
+/// Loads a model file of any kind game `G` reads; a model of another game is a
+/// [`ModelError::WrongGame`].
+pub fn load_model_file<G: EvalGame>(
+    path: &Path,
+) -> Result<(AnyEvaluator<G>, ModelHeader), LoadError> {
+    let (kind, header) = model_kind::<G>(path)?;
+    let (evaluator, header) = (kind.load)(path, &header.game)?;
+    Ok((AnyEvaluator::Model(evaluator), header))
+}
+
+/// What a model file of game `G` holds beyond its header, in lines of text (`evalearn
+/// model info`).
+pub fn describe_model_file<G: EvalGame>(path: &Path) -> Result<String, LoadError> {
+    let (kind, header) = model_kind::<G>(path)?;
+    (kind.describe)(path, &header.game)
 }
 
 /// Identity of a file version: modification time, length and (on Unix) inode, which an

@@ -130,6 +130,21 @@ impl fmt::Display for ModelHeader {
     }
 }
 
+/// A value as bytes in the payload codec (a learner's state inside a checkpoint).
+pub fn to_bytes<T: serde::Serialize>(value: &T) -> Vec<u8> {
+    bincode::serde::encode_to_vec(value, bincode_config()).expect("plain values encode")
+}
+
+/// A value from bytes [`to_bytes`] wrote; the error is the codec's message.
+pub fn from_bytes<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    let (value, used) =
+        bincode::serde::decode_from_slice(bytes, bincode_config()).map_err(|e| e.to_string())?;
+    if used != bytes.len() {
+        return Err(format!("{} bytes left over", bytes.len() - used));
+    }
+    Ok(value)
+}
+
 /// Formats unix seconds as `YYYY-MM-DD hh:mm:ss UTC`.
 pub fn format_utc(unix: u64) -> String {
     // u64 seconds / 86400 < 2^48 days, so every step below fits in i64.

@@ -33,6 +33,7 @@
 //! Games are played one after another, because A changes after every move; A moves first
 //! in even-numbered games and second in odd ones.
 
+use std::marker::PhantomData;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -40,18 +41,223 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::{Deserialize, Serialize};
 
 use crate::arena::engine_game::{Exploration, GameRules, play_engine_game};
+use crate::eval::Evaluator;
 use crate::eval::linear::{self, Features, Linear, LinearWeights, MAX_FEATURES, feature_count};
 use crate::eval::spec::AnyEvaluator;
-use crate::eval::{EvalGame, Evaluator};
 use crate::game::{Game, Outcome, Side};
 use crate::io::dataset::DatasetGame;
 use crate::io::model::{ModelError, ModelHeader, save_model};
 use crate::rng;
-use crate::search::{Limits, SearchConfig, Searcher, Tablebase, WIN_THRESHOLD};
+use crate::search::{Limits, MAX_PLY, SearchConfig, Searcher, Tablebase, WIN_THRESHOLD};
 
-use super::config::{SamuelSettings, SelectAgainst};
+use super::config::{ConfigError, TrainConfig, TrainingSettings, fail, positive, read_section};
 use super::controls::{PositionFilter, held_out};
-use super::train::{Iteration, IterationReport, Learner, Stage};
+use super::iteration::{Iteration, Stage};
+use super::learner::{IterationReport, Learner, LearnerKind, LearnerSection, TrainGame};
+use crate::io::model::{from_bytes, to_bytes};
+
+/// `[samuel]`: Samuel's method (Beling's master's thesis, ch. 5.2): player A learns
+/// after each of its moves, B is frozen; the least useful active feature is periodically
+/// replaced from the reserve, and the model kept is the best of A's weights by selection
+/// match.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SamuelSettings {
+    /// Step size of the normalised LMS update (at game 0; see `step_decay_games`).
+    #[serde(default = "default_samuel_rate")]
+    pub learning_rate: f64,
+    /// The step after `g` games is `learning_rate / (1 + g / step_decay_games)`; 0 keeps
+    /// it constant.
+    #[serde(default = "default_step_decay_games")]
+    pub step_decay_games: f64,
+    /// Largest error (centi-units) one update follows; larger ones are clipped.
+    #[serde(default = "default_error_clip")]
+    pub error_clip: f64,
+    /// Losses in a row after which A's largest weight is set to zero.
+    #[serde(default = "default_loss_streak")]
+    pub loss_streak: u32,
+    /// Games between term replacements (0: the active features never change).
+    #[serde(default = "default_replace_every")]
+    pub replace_every: u64,
+    /// Games between selection matches of A against the anchor alone; the best-scoring
+    /// weights are the model (0: the model is A's latest weights).
+    #[serde(default = "default_select_every")]
+    pub select_every: u64,
+    /// Games of a selection match (even: each opening with both colours).
+    #[serde(default = "default_select_games")]
+    pub select_games: u64,
+    /// Search depth of the selection matches.
+    #[serde(default = "default_select_depth")]
+    pub select_depth: u32,
+    /// Whom A plays in a selection match: `anchor` (the anchor alone; the best-scoring
+    /// weights are kept) or `model` (the model kept so far, head to head on the same
+    /// openings with both colours; A's weights replace it if they score more than
+    /// `0.5 + select_margin`).
+    #[serde(default)]
+    pub select_against: SelectAgainst,
+    /// How far above ½ A must score against the model to replace it
+    /// (`select_against = "model"` only).
+    #[serde(default)]
+    pub select_margin: f64,
+}
+
+/// Opponent of Samuel's selection matches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SelectAgainst {
+    /// The anchor alone (material, the store difference).
+    #[default]
+    Anchor,
+    /// The model kept so far.
+    Model,
+}
+
+fn default_samuel_rate() -> f64 {
+    0.005
+}
+fn default_step_decay_games() -> f64 {
+    2000.0
+}
+fn default_error_clip() -> f64 {
+    300.0
+}
+fn default_loss_streak() -> u32 {
+    3
+}
+fn default_replace_every() -> u64 {
+    100
+}
+fn default_select_every() -> u64 {
+    200
+}
+fn default_select_games() -> u64 {
+    100
+}
+fn default_select_depth() -> u32 {
+    4
+}
+
+impl Default for SamuelSettings {
+    fn default() -> Self {
+        SamuelSettings {
+            learning_rate: default_samuel_rate(),
+            step_decay_games: default_step_decay_games(),
+            error_clip: default_error_clip(),
+            loss_streak: default_loss_streak(),
+            replace_every: default_replace_every(),
+            select_every: default_select_every(),
+            select_games: default_select_games(),
+            select_depth: default_select_depth(),
+            select_against: SelectAgainst::Anchor,
+            select_margin: 0.0,
+        }
+    }
+}
+
+impl SamuelSettings {
+    fn validate(&self) -> Result<(), ConfigError> {
+        positive("samuel.learning_rate", self.learning_rate)?;
+        positive("samuel.error_clip", self.error_clip)?;
+        if self.loss_streak == 0 {
+            return fail("samuel.loss_streak", "must be at least 1", "0".into());
+        }
+        if !(self.step_decay_games.is_finite() && self.step_decay_games >= 0.0) {
+            return fail(
+                "samuel.step_decay_games",
+                "must be a number ≥ 0",
+                self.step_decay_games.to_string(),
+            );
+        }
+        if self.select_every > 0 && (self.select_games == 0 || !self.select_games.is_multiple_of(2))
+        {
+            return fail(
+                "samuel.select_games",
+                "must be even and at least 2",
+                self.select_games.to_string(),
+            );
+        }
+        if !(1..=MAX_PLY as u32 - 8).contains(&self.select_depth) {
+            return fail(
+                "samuel.select_depth",
+                "must be 1..=120",
+                self.select_depth.to_string(),
+            );
+        }
+        if !(self.select_margin.is_finite() && (0.0..0.5).contains(&self.select_margin)) {
+            return fail(
+                "samuel.select_margin",
+                "must be a number in [0, 0.5)",
+                self.select_margin.to_string(),
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Samuel's learner, as configs name it (`learner = "samuel"`) and games offer it.
+pub struct Samuel;
+
+impl LearnerSection for Samuel {
+    fn name(&self) -> &'static str {
+        "samuel"
+    }
+
+    fn settle(
+        &self,
+        section: Option<&toml::Table>,
+        _: &mut TrainingSettings,
+    ) -> Result<String, ConfigError> {
+        let settings: SamuelSettings = read_section("samuel", section)?;
+        settings.validate()?;
+        Ok(format!("{settings:?}"))
+    }
+}
+
+impl<G: TrainGame + Features> LearnerKind<G> for Samuel {
+    fn start(&self, config: &TrainConfig) -> Result<Box<dyn Learner<G>>, String> {
+        let settings = config.section("samuel").map_err(|e| e.to_string())?;
+        Ok(Box::new(SamuelLearner::<G>::new(
+            SamuelState::new::<G>(),
+            settings,
+        )))
+    }
+
+    fn resume(&self, config: &TrainConfig, state: &[u8]) -> Result<Box<dyn Learner<G>>, String> {
+        let settings = config.section("samuel").map_err(|e| e.to_string())?;
+        let state: SamuelState = from_bytes(state)?;
+        state.a.validate::<G>()?;
+        Ok(Box::new(SamuelLearner::<G>::new(state, settings)))
+    }
+
+    /// Player A updates after each of its moves against a frozen B: its games are its
+    /// own.
+    fn learns_from_recorded_games(&self) -> bool {
+        false
+    }
+}
+
+/// Samuel's learner of a run: its state and its settings.
+pub struct SamuelLearner<G> {
+    state: SamuelState,
+    settings: SamuelSettings,
+    game: PhantomData<fn() -> G>,
+}
+
+impl<G> Clone for SamuelLearner<G> {
+    fn clone(&self) -> Self {
+        SamuelLearner::new(self.state.clone(), self.settings.clone())
+    }
+}
+
+impl<G> SamuelLearner<G> {
+    fn new(state: SamuelState, settings: SamuelSettings) -> SamuelLearner<G> {
+        SamuelLearner {
+            state,
+            settings,
+            game: PhantomData,
+        }
+    }
+}
 
 /// The learner's state between iterations (saved in checkpoints).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -671,7 +877,7 @@ fn detail<G: Features>(r: &SamuelReport, state: &SamuelState, against: SelectAga
     text
 }
 
-impl<G: EvalGame> Learner<G> for SamuelState {
+impl<G: TrainGame + Features> Learner<G> for SamuelLearner<G> {
     fn iterate(&mut self, it: &mut Iteration<'_, G>) -> Result<Option<IterationReport>, String> {
         let s = &it.config.selfplay;
         let play = SamuelPlay {
@@ -702,8 +908,8 @@ impl<G: EvalGame> Learner<G> for SamuelState {
         let progress = &mut it.progress;
         progress(Stage::SelfPlay, 0, games);
         let report = iteration(
-            self,
-            &it.config.samuel,
+            &mut self.state,
+            &self.settings,
             &play,
             &mut controls,
             it.first_game,
@@ -720,7 +926,7 @@ impl<G: EvalGame> Learner<G> for SamuelState {
             positions: r.positions,
             loss_before: r.loss_before,
             loss: r.loss,
-            detail: detail::<G>(&r, self, it.config.samuel.select_against),
+            detail: detail::<G>(&r, &self.state, self.settings.select_against),
         }))
     }
 
@@ -739,11 +945,11 @@ impl<G: EvalGame> Learner<G> for SamuelState {
             .iter()
             .flat_map(|g| controls.learning_pairs(g, None))
             .collect();
-        squared_error(self.model(), &pairs)
+        squared_error(self.state.model(), &pairs)
     }
 
     fn evaluator(&self) -> AnyEvaluator<G> {
-        AnyEvaluator::Linear(linear(self.model()))
+        AnyEvaluator::model(linear::<G>(self.state.model()))
     }
 
     fn model_header(&self, game: &str) -> ModelHeader {
@@ -751,7 +957,15 @@ impl<G: EvalGame> Learner<G> for SamuelState {
     }
 
     fn save_model(&self, path: &Path, header: &mut ModelHeader) -> Result<(), ModelError> {
-        save_model(path, header, self.model())
+        save_model(path, header, self.state.model())
+    }
+
+    fn state(&self) -> Vec<u8> {
+        to_bytes(&self.state)
+    }
+
+    fn boxed_clone(&self) -> Box<dyn Learner<G>> {
+        Box::new(self.clone())
     }
 }
 

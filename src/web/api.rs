@@ -212,7 +212,8 @@ async fn info(State(app): State<App>) -> Response {
 
 async fn models(State(app): State<App>) -> ApiResult {
     let config = app.config().clone();
-    let list = blocking(move || Ok(runs::list_models(&config))).await?;
+    let games = app.games().clone();
+    let list = blocking(move || Ok(runs::list_models(&games, &config))).await?;
     Ok(axum::Json(json!({ "models": list })).into_response())
 }
 

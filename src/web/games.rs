@@ -71,6 +71,8 @@ pub(crate) trait GameHandle: GameEntry {
     ) -> Result<Box<dyn LiveGame>, ApiError>;
     /// The extension of the game's files, without the dot.
     fn extension(&self) -> &'static str;
+    /// Whether the game reads model files of kind `kind`.
+    fn reads_kind(&self, kind: &str) -> bool;
     /// The games of a game file's text, to replay.
     fn replay(&self, game: &GameSpec, text: &str) -> Result<Value, String>;
 }
@@ -121,6 +123,10 @@ impl<G: WebGame> GameHandle for Handle<G> {
 
     fn extension(&self) -> &'static str {
         G::FILE_EXTENSION
+    }
+
+    fn reads_kind(&self, kind: &str) -> bool {
+        G::MODEL_KINDS.iter().any(|k| k.kind == kind)
     }
 
     fn replay(&self, game: &GameSpec, text: &str) -> Result<Value, String> {

@@ -22,7 +22,6 @@ use super::api::{ApiError, blocking, body_bytes, query, segment};
 use super::live::{WebGame, side_key};
 use super::{App, Config, MAX_UPLOAD_BYTES};
 use crate::accuracy::heldout;
-use crate::eval::spec::KNOWN_KINDS;
 use crate::game::Outcome;
 use crate::learn::config::TrainConfig;
 use crate::learn::plot::{CurvePoint, learning_curve_svg};
@@ -97,7 +96,7 @@ fn read_capped(path: &Path, max: u64) -> Result<String, String> {
 
 /// The model files of both folders (`models/NAME.bin`, `runs/NAME.bin`), with their game,
 /// kind and revision; checkpoints and unreadable files are left out.
-pub(super) fn list_models(config: &Config) -> Vec<Value> {
+pub(super) fn list_models(games: &Games, config: &Config) -> Vec<Value> {
     let mut list = Vec::new();
     for (folder, dir) in [("models", &config.models), ("runs", &config.runs)] {
         let Some(dir) = dir else { continue };
@@ -113,7 +112,10 @@ pub(super) fn list_models(config: &Config) -> Vec<Value> {
             let Ok(header) = crate::io::model::read_header(&dir.join(&name)) else {
                 continue;
             };
-            if KNOWN_KINDS.contains(&header.kind.as_str()) {
+            let readable = games
+                .parse(&header.game)
+                .is_ok_and(|game| games.handle(&game).reads_kind(&header.kind));
+            if readable {
                 list.push(json!({
                     "path": format!("{folder}/{name}"),
                     "game": header.game,

@@ -61,7 +61,7 @@ fn checkpoint(dir: &Path) -> Checkpoint<Kalah> {
 /// The learner state, validation pool and best validation loss of a run's checkpoint.
 fn state(dir: &Path) -> String {
     let c = checkpoint(dir);
-    format!("{:?} {:?} {:?}", c.learner, c.validation, c.best_val_loss)
+    format!("{:?} {:?} {:?}", c.state, c.validation, c.best_val_loss)
 }
 
 /// Every metrics line, elapsed time and evaluation aside (a shorter first session
@@ -125,8 +125,8 @@ fn held_out_games_are_not_learned_from() {
     from(&altered_run, &altered_games);
     let (a, b) = (checkpoint(&plain), checkpoint(&altered));
     assert_eq!(
-        format!("{:?}", a.learner),
-        format!("{:?}", b.learner),
+        format!("{:?}", a.state),
+        format!("{:?}", b.state),
         "the held-out games changed the model"
     );
     assert_eq!(a.games, 16 - held);

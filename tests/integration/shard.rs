@@ -93,7 +93,7 @@ pub(crate) fn outcome<G: EvalGame>(dir: &Path) -> (String, (u64, u64, u64), Vec<
         })
         .collect();
     (
-        format!("{:?}", checkpoint.learner),
+        format!("{:?}", checkpoint.state),
         (header.revision, header.meta.games, header.meta.positions),
         metrics,
     )

@@ -30,7 +30,7 @@ fn shipped_configs_parse() {
     ] {
         let path = root(&format!("configs/{name}.toml"));
         let (config, _) = TrainConfig::read(&path).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(config.learner.name(), learner, "{name}");
+        assert_eq!(config.learner, learner, "{name}");
         let model = config.model.to_string_lossy().into_owned();
         assert_eq!(model, format!("models/{name}.bin"), "{name}");
         let game = if name.starts_with("kalah-6-4") {
@@ -93,5 +93,5 @@ fn the_readme_config_example_parses() {
         + 8;
     let end = start + readme[start..].find("```").unwrap();
     let config = TrainConfig::parse(&readme[start..end]).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(config.learner.name(), "td");
+    assert_eq!(config.learner, "td");
 }

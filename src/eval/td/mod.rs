@@ -19,12 +19,15 @@ pub mod incremental;
 pub mod quantised;
 
 use std::marker::PhantomData;
+use std::path::Path;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::spec::{LoadError, ModelKind};
 use super::{EVAL_LIMIT, Evaluator, IncrementalEval};
 use crate::game::{Game, Side};
+use crate::io::model::ModelHeader;
 use incremental::AccumulatorStack;
 use quantised::QuantisedNet;
 
@@ -396,4 +399,54 @@ impl<G: Inputs> Evaluator<G> for TdEvaluator<G> {
     fn name(&self) -> String {
         KIND.to_string()
     }
+}
+
+/// The model kind of TD networks, for a game with TD inputs.
+pub const fn kind<G: Inputs>() -> ModelKind<G> {
+    ModelKind {
+        kind: KIND,
+        load: load::<G>,
+        describe: describe::<G>,
+    }
+}
+
+fn read<G: Inputs>(path: &Path, game: &str) -> Result<(ModelHeader, MlpWeights), LoadError> {
+    let (header, weights) = load_weights(path, Some(game))?;
+    weights
+        .validate::<G>()
+        .map_err(|reason| LoadError::Invalid {
+            path: path.to_path_buf(),
+            reason,
+        })?;
+    Ok((header, weights))
+}
+
+fn load<G: Inputs>(
+    path: &Path,
+    game: &str,
+) -> Result<(Arc<dyn Evaluator<G>>, ModelHeader), LoadError> {
+    let (header, weights) = read::<G>(path, game)?;
+    let evaluator =
+        TdEvaluator::<G>::from_weights(&weights).map_err(|reason| LoadError::Invalid {
+            path: path.to_path_buf(),
+            reason,
+        })?;
+    Ok((Arc::new(evaluator), header))
+}
+
+fn describe<G: Inputs>(path: &Path, game: &str) -> Result<String, LoadError> {
+    let (_, weights) = read::<G>(path, game)?;
+    let outputs = match weights.phases {
+        1 => "one sigmoid output".to_string(),
+        n => format!("{n} sigmoid outputs, one per game phase"),
+    };
+    Ok(format!(
+        "network {}–{}–{} ({} inputs, {} sigmoid hidden units, {outputs})\nphases:      {}\n",
+        G::INPUTS,
+        weights.hidden,
+        weights.phases,
+        G::INPUTS,
+        weights.hidden,
+        weights.phases
+    ))
 }

@@ -1,6 +1,6 @@
 //! The seed's material evaluator (thesis listing 6.2): a man counts 1, a king 3.
 
-use crate::eval::{EvalGame, Evaluator};
+use crate::eval::Evaluator;
 use crate::game::Game;
 use crate::game::brazilian::Brazilian;
 
@@ -24,15 +24,6 @@ impl Evaluator<Brazilian> for Material {
 
     fn name(&self) -> String {
         "material".to_string()
-    }
-}
-
-impl EvalGame for Brazilian {
-    type Builtin = Material;
-    const BUILTINS: &'static [&'static str] = &["material"];
-
-    fn builtin(name: &str) -> Option<Material> {
-        (name == "material").then_some(Material)
     }
 }
 

@@ -10,6 +10,7 @@ pub mod egdb;
 pub mod encoding;
 pub mod features;
 pub mod hub;
+mod learning;
 mod material;
 mod movegen;
 mod notation;

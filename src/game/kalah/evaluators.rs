@@ -13,7 +13,7 @@
 //! other stone counts it is half the total plus one. A store above half the stones has
 //! won: the formula's pole there is replaced by a decided value.
 
-use crate::eval::{EVAL_LIMIT, EvalGame, Evaluator};
+use crate::eval::{EVAL_LIMIT, Evaluator};
 use crate::game::Game;
 use crate::game::kalah::{Kalah, PITS};
 
@@ -124,23 +124,10 @@ impl Evaluator<Kalah> for KalahEval {
     }
 }
 
-impl EvalGame for Kalah {
-    type Builtin = KalahEval;
-    const BUILTINS: &'static [&'static str] = &["stores", "activity", "tseitin"];
-
-    fn builtin(name: &str) -> Option<KalahEval> {
-        match name {
-            "stores" => Some(KalahEval::Stores),
-            "activity" => Some(KalahEval::Activity),
-            "tseitin" => Some(KalahEval::Tseitin),
-            _ => None,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::EvalGame;
     use crate::game::kalah::{A, B};
 
     fn pos(text: &str) -> Kalah {

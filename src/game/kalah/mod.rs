@@ -13,6 +13,7 @@ pub mod commands;
 pub mod encoding;
 pub mod evaluators;
 pub mod features;
+mod learning;
 mod moves;
 mod notation;
 mod pack;

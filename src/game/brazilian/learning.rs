@@ -1,0 +1,36 @@
+//! What Brazilian draughts offers evaluation and learning: its hand-made evaluators, the kinds of
+//! learned models its inputs support (every one: its named features, atoms and network
+//! inputs are in `features.rs` and `encoding.rs`), and its learners — all of evalearn's.
+
+use std::path::Path;
+
+use super::{Brazilian, Material};
+use crate::eval::spec::ModelKind;
+use crate::eval::{EvalGame, glem, linear, td};
+use crate::learn::{LearnerKind, TrainGame, registry};
+
+impl EvalGame for Brazilian {
+    type Builtin = Material;
+    const BUILTINS: &'static [&'static str] = &["material"];
+
+    const MODEL_KINDS: &'static [ModelKind<Brazilian>] =
+        &[linear::kind(), glem::kind(), td::kind()];
+
+    fn builtin(name: &str) -> Option<Material> {
+        (name == "material").then_some(Material)
+    }
+}
+
+impl TrainGame for Brazilian {
+    fn learners() -> Vec<&'static dyn LearnerKind<Self>> {
+        registry::all()
+    }
+
+    /// A game file (`.pdn`: the final position of each game) or a position per line.
+    fn read_openings(
+        variant: <Self as crate::game::Game>::Variant,
+        path: &Path,
+    ) -> Result<Vec<Self>, String> {
+        crate::arena::openings::read_openings(variant, path)
+    }
+}

@@ -1,0 +1,204 @@
+//! The TD(λ) learning rule at the principal-variation leaves of a game (TD-Leaf), and
+//! the learning steps of a self-play game.
+
+use super::mlp::{Mlp, MlpGradient, result_for_first};
+use crate::eval::td::{self, Inputs, sigmoid};
+use crate::game::Side;
+use crate::io::dataset::DatasetGame;
+use crate::learn::controls::PositionFilter;
+
+/// What one TD(λ) episode did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TdReport {
+    /// Number of updates: the number of leaves.
+    pub steps: usize,
+    /// Mean of the squared temporal differences `(Y_{t+1} − Y_t)²` (the last one is
+    /// `(Z − Y_n)²`), each measured before its update.
+    pub mean_squared_td_error: f32,
+    /// `Y_1` before the episode: the prediction at the game's first leaf.
+    pub first_prediction: f32,
+    /// `Z − Y_n` before the final update: how far the prediction at the last leaf was
+    /// from the result.
+    pub final_error: f32,
+}
+
+/// The prediction of the result from the first player's side at a TD-Leaf leaf, with its gradient:
+/// [`Mlp::first_view_gradient`], except at a leaf without legal moves (a game end the
+/// search saw), whose value is the known result (the side to move has lost) and does not
+/// depend on the weights (`None`: zero gradient).
+pub(super) fn leaf_prediction<G: Inputs>(mlp: &Mlp<G>, leaf: &G) -> (f32, Option<MlpGradient>) {
+    if leaf.has_legal_move() {
+        let (y, g) = mlp.first_view_gradient(leaf);
+        (y, Some(g))
+    } else {
+        (result_for_first(leaf.outcome_without_moves()), None)
+    }
+}
+
+/// [`leaf_prediction`] without the gradient.
+pub(super) fn leaf_value<G: Inputs>(mlp: &Mlp<G>, leaf: &G) -> f32 {
+    if leaf.has_legal_move() {
+        mlp.first_view(leaf)
+    } else {
+        result_for_first(leaf.outcome_without_moves())
+    }
+}
+
+/// Trains `mlp` on one game by TD(λ) at the principal-variation leaves (TD-Leaf).
+///
+/// `leaves[t]` is the leaf of the principal variation the search found from the t-th
+/// searched position of the game (its static value is what the search backed up), in
+/// game order; `result_for_first` is the game result from the first player's side (1 / ½ / 0, see
+/// [`result_for_first`]). `lambda` ∈ [0, 1] is the trace decay, `alpha` > 0 the step
+/// size.
+///
+/// Every prediction is from the first player's point of view ([`Mlp::first_view`]):
+/// `Y_t = output(leaf_t)` if the first player is to move in the leaf, else `1 − output(leaf_t)`,
+/// and `∇Y_t` is negated accordingly. One exception: a leaf without legal moves (the
+/// search saw the game end, e.g. a forced win near the end of a game) is not a position
+/// the network is asked about; its `Y` is the known result (0 if the first player is to move in it,
+/// else 1) and its gradient is 0. Predictions before it then learn from the true value.
+///
+/// With `w_0` the weights on entry and `w_t` the weights after t updates, step t = 1..n
+/// (n = `leaves.len()`) is, in this order:
+/// 1. `Y_t = Y(leaf_t; w_{t−1})` and `∇Y_t = ∇Y(leaf_t; w_{t−1})`;
+/// 2. `e_t = λ e_{t−1} + ∇Y_t` (`e_0 = 0`), so `e_t = Σ_{k=1..t} λ^{t−k} ∇Y_k` with each
+///    `∇Y_k` taken at `w_{k−1}`, the weights when it was computed;
+/// 3. `δ_t = Y(leaf_{t+1}; w_{t−1}) − Y_t` — the next prediction at the *same* weights
+///    as `Y_t` — or `δ_n = Z − Y_n` at the last step;
+/// 4. `w_t = w_{t−1} + α δ_t e_t`.
+///
+/// Each leaf is thus evaluated twice, as the target at `w_{t−1}` and then as `Y_{t+1}`
+/// with its gradient at `w_t`. An empty `leaves` changes nothing.
+///
+/// Panics if `lambda` is outside [0, 1], `alpha` is negative or not finite, or
+/// `result_for_first` is outside [0, 1].
+pub fn td_lambda_episode<G: Inputs>(
+    mlp: &mut Mlp<G>,
+    leaves: &[G],
+    result_for_first: f32,
+    lambda: f32,
+    alpha: f32,
+) -> TdReport {
+    td_lambda_episode_blended(mlp, leaves, &[], 0.0, result_for_first, lambda, alpha)
+}
+
+/// [`td_lambda_episode`] with each step's target blended with the search (`[training]
+/// search_weight` = `w` > 0): `δ_t = (1 − w)·T_t + w·S_t − Y_t`, with `T_t` the plain
+/// TD target (`Y(leaf_{t+1}; w_{t−1})`, or `Z` at the last step) and `S_t =
+/// searched[t]` the search's value of the position of step t as a first-player
+/// probability (`σ(score / CENTI_PER_LOGIT)` for the side to move, `1 −` that when the
+/// second player is to move). `searched` is read only when `w` > 0; then it must be as
+/// long as `leaves`.
+pub fn td_lambda_episode_blended<G: Inputs>(
+    mlp: &mut Mlp<G>,
+    leaves: &[G],
+    searched: &[f32],
+    weight: f32,
+    result_for_first: f32,
+    lambda: f32,
+    alpha: f32,
+) -> TdReport {
+    assert!(
+        weight == 0.0 || searched.len() == leaves.len(),
+        "{} search values for {} leaves",
+        searched.len(),
+        leaves.len()
+    );
+    assert!(
+        (0.0..=1.0).contains(&lambda),
+        "lambda {lambda} outside [0, 1]"
+    );
+    assert!(
+        alpha.is_finite() && alpha >= 0.0,
+        "alpha {alpha} must be finite and non-negative"
+    );
+    assert!(
+        (0.0..=1.0).contains(&result_for_first),
+        "result {result_for_first} outside [0, 1]"
+    );
+    let Some(first) = leaves.first() else {
+        return TdReport::default();
+    };
+    let mut trace = MlpGradient::zeros(mlp.hidden(), G::INPUTS, mlp.phases());
+    let (mut y, mut grad) = leaf_prediction(mlp, first);
+    let mut report = TdReport {
+        steps: leaves.len(),
+        first_prediction: y,
+        ..TdReport::default()
+    };
+    let mut squared_sum = 0.0f64;
+    for t in 0..leaves.len() {
+        // Here `y` and `grad` are Y and ∇Y of leaves[t] at the current weights.
+        match &grad {
+            Some(g) => trace.decay_and_add(lambda, g),
+            None => trace.scale(lambda),
+        }
+        let next = leaves.get(t + 1);
+        let mut target = match next {
+            Some(leaf) => leaf_value(mlp, leaf),
+            None => result_for_first,
+        };
+        if let Some(&s) = searched.get(t).filter(|_| weight > 0.0) {
+            target = (1.0 - weight) * target + weight * s;
+        }
+        let delta = target - y;
+        squared_sum += f64::from(delta).powi(2);
+        if delta != 0.0 {
+            mlp.add_scaled(&trace, alpha * delta);
+        }
+        match next {
+            Some(leaf) => (y, grad) = leaf_prediction(mlp, leaf),
+            None => report.final_error = delta,
+        }
+    }
+    report.mean_squared_td_error = (squared_sum / leaves.len() as f64) as f32;
+    report
+}
+
+/// One game's TD(λ) learning steps: the principal-variation leaves of the positions the
+/// [`PositionFilter`] keeps, in order, with each position's search value as a
+/// first-player probability (see [`td_lambda_episode_blended`]). A filtered position is
+/// no step at all: the episode runs over the kept leaves, so the trace decays by λ once
+/// per kept step and each kept step's TD target is the next kept leaf.
+pub struct Steps<G> {
+    pub leaves: Vec<G>,
+    pub searched: Vec<f32>,
+}
+
+impl<G: Inputs> Steps<G> {
+    pub fn of(game: &DatasetGame<G>, filter: &PositionFilter<'_, G>) -> Steps<G> {
+        let kept = filter.select(game, 0..game.leaves.len());
+        Steps {
+            leaves: kept.iter().map(|&i| game.leaves[i]).collect(),
+            searched: kept
+                .iter()
+                .map(|&i| {
+                    let p = sigmoid(game.scores[i] as f32 / td::CENTI_PER_LOGIT);
+                    match game.positions[i].side_to_move() {
+                        Side::First => p,
+                        Side::Second => 1.0 - p,
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The (leaf, game result for the first player) pairs of `games`' learning steps: what
+/// the loss of the TD(λ) learner is measured on.
+pub(super) fn loss_targets<G: Inputs>(
+    games: &[DatasetGame<G>],
+    filter: &PositionFilter<'_, G>,
+) -> Vec<(G, f32)> {
+    games
+        .iter()
+        .flat_map(|g| {
+            let result = result_for_first(g.outcome);
+            Steps::of(g, filter)
+                .leaves
+                .into_iter()
+                .map(move |leaf| (leaf, result))
+        })
+        .collect()
+}

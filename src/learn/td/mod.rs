@@ -1,0 +1,297 @@
+//! TD(λ) training: a small multilayer perceptron trained from self-play by temporal
+//! differences at the principal-variation leaves (seed 5.4, TD-Gammon; applied to the
+//! leaves of the alpha-beta search as in TD-Leaf), for any game with TD inputs
+//! ([`Inputs`]).
+//!
+//! [`Mlp`] is the trainable network (ndarray, dense forward pass and backpropagation,
+//! [`mlp`]); [`episode`] is the learning rule; this module is the learner the training
+//! loop drives, with its config section `[td]` ([`TdSettings`]). The model-file payload
+//! ([`MlpWeights`]) and the fast read-only evaluator the search uses ([`TdEvaluator`])
+//! are run-time code, in [`crate::eval::td`]. What was measured with it is in
+//! docs/training.md.
+//!
+//! # Learning
+//! [`td_lambda_episode`] applies the seed's rule after every step t of a game,
+//! `w ← w + α (Y_{t+1} − Y_t) Σ_{k=1..t} λ^{t−k} ∇_w Y_k`, with `Y_{n+1} := Z` the game
+//! result. Every `Y` is from the first player's point of view (White, A), so the sequence
+//! is one prediction of one quantity (see the function for the exact order of the
+//! updates). A leaf without legal moves (a game end inside the search) counts with its
+//! known result.
+//!
+
+mod episode;
+mod mlp;
+#[cfg(test)]
+mod tests;
+
+pub use episode::{Steps, TdReport, td_lambda_episode, td_lambda_episode_blended};
+pub use mlp::{DEFAULT_HIDDEN, INIT_W1, INIT_W2, Mlp, MlpGradient, encode, loss, result_for_first};
+
+use std::marker::PhantomData;
+use std::path::Path;
+use std::sync::atomic::Ordering;
+
+use serde::{Deserialize, Serialize};
+
+use super::config::{
+    ConfigError, LrSchedule, TrainConfig, TrainingSettings, fail, positive, read_section,
+};
+use super::controls::PositionFilter;
+use super::iteration::{Iteration, Stage};
+use super::learner::{IterationReport, Learner, LearnerKind, LearnerSection, TrainGame};
+use crate::eval::spec::AnyEvaluator;
+use crate::eval::td::{self, Inputs, MAX_PHASES, MlpWeights, TdEvaluator};
+use crate::io::dataset::DatasetGame;
+use crate::io::model::{ModelError, ModelHeader, from_bytes, save_model, to_bytes};
+use episode::loss_targets;
+
+/// `[td]`: TD(λ) (Beling's master's thesis, ch. 5.4): a multilayer perceptron trained
+/// on the principal-variation leaves.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TdSettings {
+    #[serde(default = "default_hidden")]
+    pub hidden: usize,
+    #[serde(default = "default_alpha")]
+    pub alpha: f64,
+    #[serde(default = "default_lambda")]
+    pub lambda: f64,
+    /// Game phases, each with its own output head over the shared hidden layer
+    /// ([`crate::eval::td::Inputs::phase`]); 1 (the default) is one output.
+    #[serde(default = "default_phases")]
+    pub phases: usize,
+    /// The older spelling of `[training] lr_schedule = "linear"` with `lr_final =
+    /// alpha_end / alpha`, still read: rewritten so when the config is parsed.
+    #[serde(default)]
+    pub alpha_end: Option<f64>,
+}
+
+fn default_hidden() -> usize {
+    48
+}
+fn default_alpha() -> f64 {
+    0.05
+}
+fn default_lambda() -> f64 {
+    0.7
+}
+fn default_phases() -> usize {
+    1
+}
+
+impl Default for TdSettings {
+    fn default() -> Self {
+        TdSettings {
+            hidden: default_hidden(),
+            alpha: default_alpha(),
+            lambda: default_lambda(),
+            phases: default_phases(),
+            alpha_end: None,
+        }
+    }
+}
+
+impl TdSettings {
+    fn validate(&self) -> Result<(), ConfigError> {
+        if !(32..=128).contains(&self.hidden) {
+            return fail(
+                "td.hidden",
+                "must be 32..=128 hidden units",
+                self.hidden.to_string(),
+            );
+        }
+        positive("td.alpha", self.alpha)?;
+        if !(0.0..=1.0).contains(&self.lambda) {
+            return fail("td.lambda", "must be in 0..=1", self.lambda.to_string());
+        }
+        if !(1..=MAX_PHASES).contains(&self.phases) {
+            return fail(
+                "td.phases",
+                &format!("must be 1..={MAX_PHASES} phases"),
+                self.phases.to_string(),
+            );
+        }
+        Ok(())
+    }
+
+    /// Moves the older spelling `alpha_end` to `[training] lr_schedule = "linear"` with
+    /// `lr_final = alpha_end / alpha` (to 12 decimals, so `0.005 / 0.1` is 0.05); both
+    /// spellings at once are refused.
+    fn move_alpha_end(&mut self, training: &mut TrainingSettings) -> Result<(), ConfigError> {
+        let Some(end) = self.alpha_end.take() else {
+            return Ok(());
+        };
+        if training.lr_schedule != LrSchedule::Constant {
+            return Err(ConfigError(
+                "td.alpha_end: is the older spelling of training.lr_schedule with \
+                 training.lr_final; give only training.lr_schedule with training.lr_final"
+                    .to_string(),
+            ));
+        }
+        if !(end.is_finite() && end > 0.0 && end <= self.alpha) {
+            return Err(ConfigError(format!(
+                "td.alpha_end: must be a positive number at most td.alpha (got {end})"
+            )));
+        }
+        training.lr_schedule = LrSchedule::Linear;
+        training.lr_final = (end / self.alpha * 1e12).round() / 1e12;
+        Ok(())
+    }
+}
+
+/// The TD(λ) learner, as configs name it (`learner = "td"`) and games offer it.
+pub struct Td;
+
+impl LearnerSection for Td {
+    fn name(&self) -> &'static str {
+        "td"
+    }
+
+    fn settle(
+        &self,
+        section: Option<&toml::Table>,
+        training: &mut TrainingSettings,
+    ) -> Result<String, ConfigError> {
+        let mut settings: TdSettings = read_section("td", section)?;
+        settings.move_alpha_end(training)?;
+        settings.validate()?;
+        Ok(format!("{settings:?}"))
+    }
+}
+
+impl<G: TrainGame + Inputs> LearnerKind<G> for Td {
+    fn start(&self, config: &TrainConfig) -> Result<Box<dyn Learner<G>>, String> {
+        let settings: TdSettings = config.section("td").map_err(|e| e.to_string())?;
+        let state = TdState::new::<G>(settings.hidden, settings.phases, config.seed);
+        Ok(Box::new(TdLearner::new(state, settings)))
+    }
+
+    fn resume(&self, config: &TrainConfig, state: &[u8]) -> Result<Box<dyn Learner<G>>, String> {
+        let settings: TdSettings = config.section("td").map_err(|e| e.to_string())?;
+        let state: TdState = from_bytes(state)?;
+        Mlp::<G>::from_weights(&state.weights)?;
+        Ok(Box::new(TdLearner::new(state, settings)))
+    }
+}
+
+/// The TD(λ) learner's state: the network being trained.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TdState {
+    pub weights: MlpWeights,
+}
+
+impl TdState {
+    /// A new random network of `hidden` units and `phases` output heads for game `G`.
+    pub fn new<G: Inputs>(hidden: usize, phases: usize, seed: u64) -> TdState {
+        TdState {
+            weights: Mlp::<G>::new_random_phased(hidden, phases, seed).weights(),
+        }
+    }
+}
+
+/// The TD(λ) learner of a run: its network and its settings.
+pub struct TdLearner<G> {
+    state: TdState,
+    settings: TdSettings,
+    game: PhantomData<fn() -> G>,
+}
+
+impl<G> Clone for TdLearner<G> {
+    fn clone(&self) -> Self {
+        TdLearner::new(self.state.clone(), self.settings.clone())
+    }
+}
+
+impl<G> TdLearner<G> {
+    fn new(state: TdState, settings: TdSettings) -> TdLearner<G> {
+        TdLearner {
+            state,
+            settings,
+            game: PhantomData,
+        }
+    }
+}
+
+impl<G: TrainGame + Inputs> Learner<G> for TdLearner<G> {
+    /// Self-play with a snapshot of the network, then one TD(λ) episode per game, in game
+    /// order.
+    fn iterate(&mut self, it: &mut Iteration<'_, G>) -> Result<Option<IterationReport>, String> {
+        let Some(games) = it.self_play(&self.evaluator())? else {
+            return Ok(None);
+        };
+        let settings = &self.settings;
+        let tablebase = it.tablebase.clone();
+        let filter = PositionFilter::new(it.config, tablebase.as_deref());
+        let mut mlp =
+            Mlp::<G>::from_weights(&self.state.weights).expect("learner weights are valid");
+        let targets = loss_targets(&games, &filter);
+        let loss_before = loss(&mlp, &targets) as f64;
+        let rate = it.rate_factor();
+        let alpha = settings.alpha * rate;
+        let weight = it.search_weight(0.0) as f32;
+        let mut squared = 0.0;
+        let mut steps = 0;
+        (it.progress)(Stage::Episodes, 0, games.len() as u64);
+        for (done, game) in games.iter().enumerate() {
+            if it.stop.load(Ordering::SeqCst) {
+                return Ok(None);
+            }
+            let game_steps = Steps::of(game, &filter);
+            let report = td_lambda_episode_blended(
+                &mut mlp,
+                &game_steps.leaves,
+                &game_steps.searched,
+                weight,
+                result_for_first(game.outcome),
+                settings.lambda as f32,
+                alpha as f32,
+            );
+            squared += report.mean_squared_td_error as f64 * report.steps as f64;
+            steps += report.steps;
+            (it.progress)(Stage::Episodes, done as u64 + 1, games.len() as u64);
+        }
+        self.state.weights = mlp.weights();
+        let at_alpha = if rate == 1.0 {
+            String::new()
+        } else {
+            format!(" at α {alpha:.4}")
+        };
+        Ok(Some(IterationReport {
+            games: games.len() as u64,
+            positions: steps as u64,
+            loss_before,
+            loss: loss(&mlp, &targets) as f64,
+            detail: format!(
+                "{steps} TD(λ) steps{at_alpha}, mean squared temporal difference {:.5}",
+                squared / steps.max(1) as f64
+            ),
+        }))
+    }
+
+    fn validation_loss(&self, games: &[DatasetGame<G>], it: &Iteration<'_, G>) -> f64 {
+        let mlp = Mlp::<G>::from_weights(&self.state.weights).expect("learner weights are valid");
+        loss(&mlp, &loss_targets(games, &it.position_filter())) as f64
+    }
+
+    fn evaluator(&self) -> AnyEvaluator<G> {
+        AnyEvaluator::model(
+            TdEvaluator::<G>::from_weights(&self.state.weights).expect("learner weights are valid"),
+        )
+    }
+
+    fn model_header(&self, game: &str) -> ModelHeader {
+        ModelHeader::new(game, td::KIND, G::INPUT_SET_ID)
+    }
+
+    fn save_model(&self, path: &Path, header: &mut ModelHeader) -> Result<(), ModelError> {
+        save_model(path, header, &self.state.weights)
+    }
+
+    fn state(&self) -> Vec<u8> {
+        to_bytes(&self.state)
+    }
+
+    fn boxed_clone(&self) -> Box<dyn Learner<G>> {
+        Box::new(self.clone())
+    }
+}
