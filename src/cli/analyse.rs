@@ -9,7 +9,7 @@ use super::egdb::EgdbOption;
 use super::games::{Games, Job};
 use super::{CliError, CliGame, position_arg};
 use crate::game::GameRecord;
-use crate::search::{Iteration, Limits, MAX_PLY, SearchConfig, Searcher, format_score};
+use crate::search::{DepthReport, Limits, MAX_PLY, SearchConfig, Searcher, format_score};
 
 /// Depth searched when no limit is given.
 const DEFAULT_DEPTH: u32 = 12;
@@ -85,7 +85,7 @@ pub(super) fn analyse_of<G: CliGame>(
     let mut searcher = Searcher::new(evaluator, SearchConfig::FULL, args.tt_mb as usize)
         .with_tablebase(args.egdb.load::<G>()?);
     let record = GameRecord::new(pos);
-    let result = searcher.search(&record, &limits, |it: &Iteration<G>| {
+    let result = searcher.search(&record, &limits, |it: &DepthReport<G>| {
         let seconds = it.elapsed.as_secs_f64();
         println!(
             "depth {} score {} nodes {} nps {} time {} pv {}",

@@ -304,8 +304,7 @@ pub(super) fn run_match_of<G: CliGame>(
             .find(|s| matches!(s, SideSpec::Hub(_)))
     {
         return Err(CliError::input(format!(
-            "{engine}: {} has no external-engine protocol (hub: engines play Brazilian \
-             draughts)",
+            "{engine}: {} has no external-engine protocol",
             G::variant_name(variant)
         )));
     }

@@ -105,11 +105,14 @@ pub fn run(games: &Games, args: TrainArgs) -> Result<(), CliError> {
 
 /// The game a config trains, checked against the games offered.
 pub fn config_game(games: &Games, path: &Path, config: &TrainConfig) -> Result<GameSpec, CliError> {
-    games.parse(&config.game).map_err(|e| {
+    let Some(game) = &config.game else {
+        return Ok(games.default_game());
+    };
+    games.parse(game).map_err(|e| {
         CliError::input(format!(
             "config {}: game: {e} (got {:?})",
             path.display(),
-            config.game
+            game
         ))
     })
 }

@@ -39,6 +39,9 @@ pub trait Features: Game {
     fn anchor(&self) -> i32;
     /// Writes the whole pool's features into `out[..FEATURE_NAMES.len()]`.
     fn features(&self, out: &mut [i32]);
+    /// Feature-set identifiers earlier builds wrote for this game, each with the config
+    /// that retrains it: such model files are refused, naming it.
+    const RETIRED_SETS: &'static [(&'static str, &'static str)] = &[];
 }
 
 /// The number of features of `G`.
@@ -54,7 +57,6 @@ pub fn feature_count<G: Features>() -> usize {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LinearWeights {
     /// Feature-set identifier the weights belong to.
-    #[serde(deserialize_with = "current_feature_set")]
     pub features: String,
     /// One weight per feature of the pool; only the active ones are used.
     pub weights: Vec<f32>,
@@ -76,26 +78,6 @@ pub struct Replacement {
     pub added: u16,
     /// The removed feature's usefulness measure (see the learner) at that time.
     pub measure: f32,
-}
-
-/// Every feature-set identifier an earlier build wrote, with the config that retrains it.
-const RETIRED: [(&str, &str); 2] = [
-    ("samuel-v1", "configs/samuel.toml"),
-    ("kalah-samuel-v1", "configs/kalah-samuel.toml"),
-];
-
-/// Reads the feature-set identifier, refusing a retired one before the rest of the payload
-/// (laid out differently then) fails to decode with a less helpful message.
-fn current_feature_set<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    let id = String::deserialize(d)?;
-    match RETIRED.iter().find(|(old, _)| *old == id) {
-        Some((old, config)) => Err(serde::de::Error::custom(format!(
-            "feature set '{old}' (all features always active) is no longer supported: this \
-             build keeps a pool of candidate features with a replaced active set; retrain \
-             with `evalearn train --config {config}`"
-        ))),
-        None => Ok(id),
-    }
 }
 
 impl LinearWeights {
@@ -264,6 +246,22 @@ pub const fn kind<G: Features>() -> ModelKind<G> {
 }
 
 fn read<G: Features>(path: &Path, game: &str) -> Result<(ModelHeader, LinearWeights), LoadError> {
+    // A retired set is refused before its payload (laid out differently then) fails to
+    // decode with a less helpful message.
+    let header = model::read_header(path)?;
+    if let Some((old, config)) = G::RETIRED_SETS
+        .iter()
+        .find(|(old, _)| *old == header.features)
+    {
+        return Err(LoadError::Invalid {
+            path: path.to_path_buf(),
+            reason: format!(
+                "feature set '{old}' (all features always active) is no longer supported: \
+                 this build keeps a pool of candidate features with a replaced active set; \
+                 retrain with `evalearn train --config {config}`"
+            ),
+        });
+    }
     let (header, weights) = model::load_model::<LinearWeights>(path, Some(game), Some(KIND))?;
     weights
         .validate::<G>()
@@ -420,7 +418,7 @@ mod tests {
 
     #[test]
     fn retired_feature_sets_are_refused_with_the_config_to_retrain() {
-        use crate::io::model::{ModelHeader, decode_model, encode_model};
+        use crate::io::model::{ModelHeader, save_model};
         #[derive(Serialize)]
         struct V1 {
             features: String,
@@ -430,11 +428,15 @@ mod tests {
             features: "samuel-v1".into(),
             weights: vec![1.0; 22],
         };
-        let header = ModelHeader::new("brazilian", KIND, "samuel-v1");
-        let bytes = encode_model(&header, &old).unwrap();
-        let error = decode_model::<LinearWeights>(&bytes, None, Some(KIND))
-            .unwrap_err()
-            .to_string();
+        let dir = std::env::temp_dir().join(format!("evalearn-retired-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("old.bin");
+        let mut header = ModelHeader::new("brazilian", KIND, "samuel-v1");
+        save_model(&path, &mut header, &old).unwrap();
+        let error = match load::<Brazilian>(&path, "brazilian") {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("a retired feature set loaded"),
+        };
         assert!(
             error.contains("'samuel-v1'") && error.contains("configs/samuel.toml"),
             "{error}"
@@ -442,8 +444,9 @@ mod tests {
         // The current layout round-trips.
         let mut weights = LinearWeights::zero::<Brazilian>();
         weights.replace(3, 100, 0.02).unwrap();
-        let bytes = encode_model(&header, &weights).unwrap();
-        let (_, back) = decode_model::<LinearWeights>(&bytes, None, Some(KIND)).unwrap();
-        assert_eq!(back, weights);
+        let mut header = ModelHeader::new("brazilian", KIND, Brazilian::FEATURE_SET_ID);
+        save_model(&path, &mut header, &weights).unwrap();
+        assert_eq!(read::<Brazilian>(&path, "brazilian").unwrap().1, weights);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -24,9 +24,9 @@ pub struct TrainConfig {
     /// The learner: one of the game's (`samuel`, `glem`, `td` for the games evalearn
     /// ships; [`super::registry`]).
     pub learner: String,
-    /// The game: `brazilian` (default), `kalah`, or a Kalah variant such as
-    /// `kalah:6:4:empty-capture` (checked by the program that offers the games).
-    pub game: String,
+    /// The game and variant (`kalah:6:4:empty-capture`), checked by the program that
+    /// offers the games; absent: its default game (evalearn's: `brazilian`).
+    pub game: Option<String>,
     /// Seed of every random choice of the run.
     pub seed: u64,
     /// Where the model is written (every iteration, as a new revision). The metrics
@@ -662,7 +662,7 @@ impl<'de> Visitor<'de> for ConfigSeed<'_> {
         let mut model = None;
         let mut config = TrainConfig {
             learner: String::new(),
-            game: "brazilian".to_string(),
+            game: None,
             seed: 1,
             model: PathBuf::new(),
             budget: Budget::default(),
@@ -675,7 +675,7 @@ impl<'de> Visitor<'de> for ConfigSeed<'_> {
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
                 "learner" => learner = Some(map.next_value::<String>()?),
-                "game" => config.game = map.next_value()?,
+                "game" => config.game = Some(map.next_value()?),
                 "seed" => config.seed = map.next_value()?,
                 "model" => model = Some(map.next_value::<PathBuf>()?),
                 "budget" => config.budget = map.next_value()?,

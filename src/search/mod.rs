@@ -296,9 +296,9 @@ impl NodeCounts {
     }
 }
 
-/// One finished iteration of iterative deepening (or the only one).
+/// What one finished iteration of iterative deepening found (or the only one).
 #[derive(Clone, Debug)]
-pub struct Iteration<G: Game> {
+pub struct DepthReport<G: Game> {
     pub depth: u32,
     pub score: i32,
     pub nodes: NodeCounts,

@@ -8,7 +8,7 @@ use super::score::{ending, exact_score, game_over_score, shift_distance};
 use super::time::{RealClock, TimeSource};
 use super::tt::{Bound, RESOLVED, TranspositionTable};
 use super::{
-    INFINITY, Iteration, Limits, MAX_PLY, NodeCounts, SearchConfig, SearchResult, Tablebase,
+    DepthReport, INFINITY, Limits, MAX_PLY, NodeCounts, SearchConfig, SearchResult, Tablebase,
     WIN_THRESHOLD, tablebase_line,
 };
 use crate::eval::{EVAL_LIMIT, Evaluator, IncrementalEval};
@@ -181,7 +181,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         &mut self,
         record: &GameRecord<G>,
         limits: &Limits,
-        mut on_iteration: impl FnMut(&Iteration<G>),
+        mut on_iteration: impl FnMut(&DepthReport<G>),
     ) -> SearchResult<G> {
         let time = Arc::clone(&self.time);
         let started = time.now();
@@ -223,7 +223,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 result.pv = known.line;
                 result.root_values = known.root_values;
                 result.elapsed = elapsed();
-                on_iteration(&Iteration {
+                on_iteration(&DepthReport {
                     depth: 1,
                     score,
                     nodes: self.nodes,
@@ -266,7 +266,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 result.root_values.clone_from(&paired);
                 (root_moves, values) = paired.into_iter().unzip();
             }
-            on_iteration(&Iteration {
+            on_iteration(&DepthReport {
                 depth,
                 score: result.score,
                 nodes: self.nodes,

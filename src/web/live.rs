@@ -22,7 +22,7 @@ use crate::game::view::{MoveInput, Terminal};
 use crate::game::{Game, GameFile, GameRecord, GameSpec, GameStatus, Outcome, SavedGame, Side};
 use crate::io::model::ModelHeader;
 use crate::search::{
-    Iteration, Limits, SearchConfig, SearchResult, Searcher, Tablebase, format_score,
+    DepthReport, Limits, SearchConfig, SearchResult, Searcher, Tablebase, format_score,
 };
 
 /// What the page needs of a game: evaluation and search, its texts and files, how a
@@ -638,7 +638,7 @@ fn nodes_per_second(nodes: u64, elapsed: Duration) -> Value {
 }
 
 /// A finished iteration as the page shows it while the engine thinks.
-fn iteration_info<G: WebGame>(root: &G, iteration: &Iteration<G>) -> Value {
+fn iteration_info<G: WebGame>(root: &G, iteration: &DepthReport<G>) -> Value {
     let nodes = iteration.nodes.total();
     json!({
         "depth": iteration.depth,

@@ -40,7 +40,11 @@ fn shipped_configs_parse() {
         } else {
             "brazilian"
         };
-        assert_eq!(config.game, game, "{name}");
+        assert_eq!(
+            config.game.as_deref().unwrap_or("brazilian"),
+            game,
+            "{name}"
+        );
     }
 }
 

@@ -446,6 +446,8 @@ pub fn extract(pos: &Brazilian, out: &mut [i32; FEATURE_COUNT]) {
 
 impl Features for Brazilian {
     const FEATURE_SET_ID: &'static str = FEATURE_SET_ID;
+    const RETIRED_SETS: &'static [(&'static str, &'static str)] =
+        &[("samuel-v1", "configs/samuel.toml")];
     const FEATURE_NAMES: &'static [&'static str] = &FEATURE_NAMES;
     const ACTIVE: usize = ACTIVE;
     const FEATURE_DESCRIPTIONS: &'static [&'static str] = &FEATURE_DESCRIPTIONS;

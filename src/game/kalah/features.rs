@@ -210,6 +210,8 @@ fn side_features(pos: &Kalah, side: Side) -> [i32; FEATURE_COUNT] {
 
 impl Features for Kalah {
     const FEATURE_SET_ID: &'static str = FEATURE_SET_ID;
+    const RETIRED_SETS: &'static [(&'static str, &'static str)] =
+        &[("kalah-samuel-v1", "configs/kalah-samuel.toml")];
     const FEATURE_NAMES: &'static [&'static str] = &FEATURE_NAMES;
     const ACTIVE: usize = ACTIVE;
     const FEATURE_DESCRIPTIONS: &'static [&'static str] = &FEATURE_DESCRIPTIONS;

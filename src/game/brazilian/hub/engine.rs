@@ -24,7 +24,8 @@ use crate::game::brazilian::{Brazilian, Move};
 use crate::game::{Game, GameRecord};
 use crate::search::time::{RealClock, TimeSource};
 use crate::search::{
-    Iteration, Limits, MAX_PLY, SearchConfig, SearchResult, Searcher, Tablebase, WIN, WIN_THRESHOLD,
+    DepthReport, Limits, MAX_PLY, SearchConfig, SearchResult, Searcher, Tablebase, WIN,
+    WIN_THRESHOLD,
 };
 
 type HubSearcher = Searcher<Brazilian, AnyEvaluator<Brazilian>>;
@@ -708,7 +709,7 @@ fn score_text(score: i32) -> String {
     }
 }
 
-fn info_line(iteration: &Iteration<Brazilian>) -> String {
+fn info_line(iteration: &DepthReport<Brazilian>) -> String {
     let seconds = iteration.elapsed.as_secs_f64();
     let nodes = iteration.nodes.total();
     let mnps = if seconds > 0.0 {
