@@ -314,153 +314,30 @@ pub(super) fn run_match_of<G: CliGame>(
             args.games
         )));
     }
-    let sprt = match &args.sprt {
-        Some(text) => Some(SprtParams::parse(text).map_err(|e| CliError::input(e.to_string()))?),
-        None => None,
-    };
-    let common = (args.depth, args.nodes, args.movetime);
-    let clock = args.clock.is_some();
-    let limits_a = side_limits(
-        "a",
-        (args.a_depth, args.a_nodes, args.a_movetime),
-        common,
-        clock,
-    )?;
-    let limits_b = side_limits(
-        "b",
-        (args.b_depth, args.b_nodes, args.b_movetime),
-        common,
-        clock,
-    )?;
-    let tablebase = args.egdb.load::<G>()?;
-    let for_side = |side: EgdbSides| {
-        (args.egdb_for == EgdbSides::Both || args.egdb_for == side)
-            .then(|| tablebase.clone())
-            .flatten()
-    };
-    let book_of = |path: &Option<PathBuf>| path.as_ref().map(|p| read_book::<G>(variant, p));
-    let side_a = BookContender {
-        inner: load_side::<G>(
-            variant,
-            &spec_a,
-            for_side(EgdbSides::A),
-            args.a_search.config,
-            args.db_dir.as_deref(),
-        )?,
-        book: book_of(&args.a_book).transpose()?,
-        seed: args.seed ^ A_BOOK_STREAM,
-    };
-    let side_b = BookContender {
-        inner: load_side::<G>(
-            variant,
-            &spec_b,
-            for_side(EgdbSides::B),
-            args.b_search.config,
-            args.db_dir.as_deref(),
-        )?,
-        book: book_of(&args.b_book).transpose()?,
-        seed: args.seed ^ B_BOOK_STREAM,
-    };
-    let pairs = args.games / 2;
-    let openings = match &args.book {
-        Some(path) => {
-            let openings =
-                read_book::<G>(variant, path)?.openings(pairs as usize, args.book_plies, args.seed);
-            if (openings.len() as u64) < pairs {
-                eprintln!(
-                    "note: {} gives {} different openings of {} plies for {pairs} pairs; \
-                     they are played in turn",
-                    path.display(),
-                    openings.len(),
-                    args.book_plies
-                );
-            }
-            openings
-        }
-        None => args.openings.openings(variant, pairs as usize, args.seed)?,
-    };
-    let config = MatchConfig {
-        pairs,
-        limits_a,
-        limits_b,
-        ply_cap: args.ply_cap,
-        threads: args.threads,
-        tt_mib: args.tt_mb as usize,
-        seed: args.seed,
-        sprt,
-        clock: args.clock,
-    };
-    let bar = progress_bar(pairs, "[{bar:30}] {pos}/{len} pairs, eta {eta}  {msg}");
+    let config = match_config(&args)?;
+    let (side_a, side_b) = match_sides::<G>(variant, &args, &spec_a, &spec_b)?;
+    let openings = match_openings::<G>(variant, &args, config.pairs)?;
     // Ctrl-C ends the games in progress; the pairs counted so far make the report.
     let stop = interrupt::flag();
-    let (side_a, side_b) = (
-        Interruptible {
-            inner: side_a,
-            stop: Arc::clone(&stop),
-        },
-        Interruptible {
-            inner: side_b,
-            stop: Arc::clone(&stop),
-        },
-    );
-    let mut counted = MatchOutcome {
-        tally: Default::default(),
-        pairs: Vec::new(),
-        sprt: None,
-        stopped_early: false,
+    let interruptible = |inner| Interruptible {
+        inner,
+        stop: Arc::clone(&stop),
     };
-    let outcome = run_match(&side_a, &side_b, &openings, &config, |pair, tally| {
-        counted.tally = *tally;
-        counted.pairs.push(pair.clone());
-        let e = tally.estimate();
-        bar.set_message(format!(
-            "A scores {:.1}%, Elo {}",
-            100.0 * e.score,
-            e.elo_text(0)
-        ));
-        advance(&bar, "pairs");
-    });
-    bar.finish_and_clear();
+    let outcome = play_match(
+        &interruptible(side_a),
+        &interruptible(side_b),
+        &openings,
+        &config,
+        &stop,
+    )?;
     let interrupted = interrupt::raised(&stop);
-    let outcome = match outcome {
-        _ if interrupted => {
-            counted.sprt = config.sprt.as_ref().map(|p| counted.tally.sprt(p));
-            counted
-        }
-        outcome => outcome.map_err(CliError::failure)?,
-    };
-
-    let extras = |path: &Option<PathBuf>, search: &NamedSearch| {
-        let book = path
-            .as_ref()
-            .map_or(String::new(), |p| format!(", book {}", p.display()));
-        match search.name {
-            "full" => book,
-            name => format!("{book}, search {name}"),
-        }
-    };
-    let limit = |limits: &Limits| match (config.clock, limits) {
-        (Some(c), l) if (l.depth, l.nodes, l.movetime) == (None, None, None) => describe_clock(c),
-        (Some(c), l) => format!("{}, {}", describe_clock(c), LimitArgs::describe(l)),
-        (None, l) => LimitArgs::describe(l),
-    };
-    let names = (
-        format!(
-            "A: {spec_a} ({}{})",
-            limit(&config.limits_a),
-            extras(&args.a_book, &args.a_search)
-        ),
-        format!(
-            "B: {spec_b} ({}{})",
-            limit(&config.limits_b),
-            extras(&args.b_book, &args.b_search)
-        ),
-    );
+    let names = side_names(&args, &config, &spec_a, &spec_b);
     println!("game         {}", G::variant_name(variant));
     if interrupted {
         println!(
-            "interrupted  after {} of {pairs} pairs (the games in progress are not counted)",
-            outcome.pairs.len()
+            "interrupted  after {} of {} pairs (the games in progress are not counted)",
+            outcome.pairs.len(),
+            config.pairs
         );
     }
     let perfect = match (spec_a.is_perfect(), spec_b.is_perfect()) {
@@ -490,6 +367,179 @@ pub(super) fn run_match_of<G: CliGame>(
         )));
     }
     Ok(())
+}
+
+/// The match's pairs, limits, clock and SPRT as the arguments give them.
+fn match_config(args: &MatchArgs) -> Result<MatchConfig, CliError> {
+    let sprt = match &args.sprt {
+        Some(text) => Some(SprtParams::parse(text).map_err(|e| CliError::input(e.to_string()))?),
+        None => None,
+    };
+    let common = (args.depth, args.nodes, args.movetime);
+    let clock = args.clock.is_some();
+    let limits_a = side_limits(
+        "a",
+        (args.a_depth, args.a_nodes, args.a_movetime),
+        common,
+        clock,
+    )?;
+    let limits_b = side_limits(
+        "b",
+        (args.b_depth, args.b_nodes, args.b_movetime),
+        common,
+        clock,
+    )?;
+    Ok(MatchConfig {
+        pairs: args.games / 2,
+        limits_a,
+        limits_b,
+        ply_cap: args.ply_cap,
+        threads: args.threads,
+        tt_mib: args.tt_mb as usize,
+        seed: args.seed,
+        sprt,
+        clock: args.clock,
+    })
+}
+
+/// Both sides, each with its book and its share of the endgame database.
+fn match_sides<G: CliGame>(
+    variant: G::Variant,
+    args: &MatchArgs,
+    spec_a: &SideSpec,
+    spec_b: &SideSpec,
+) -> Result<
+    (
+        BookContender<G, MatchSide<G>>,
+        BookContender<G, MatchSide<G>>,
+    ),
+    CliError,
+> {
+    let tablebase = args.egdb.load::<G>()?;
+    let for_side = |side: EgdbSides| {
+        (args.egdb_for == EgdbSides::Both || args.egdb_for == side)
+            .then(|| tablebase.clone())
+            .flatten()
+    };
+    let book_of = |path: &Option<PathBuf>| path.as_ref().map(|p| read_book::<G>(variant, p));
+    let side_a = BookContender {
+        inner: load_side::<G>(
+            variant,
+            spec_a,
+            for_side(EgdbSides::A),
+            args.a_search.config,
+            args.db_dir.as_deref(),
+        )?,
+        book: book_of(&args.a_book).transpose()?,
+        seed: args.seed ^ A_BOOK_STREAM,
+    };
+    let side_b = BookContender {
+        inner: load_side::<G>(
+            variant,
+            spec_b,
+            for_side(EgdbSides::B),
+            args.b_search.config,
+            args.db_dir.as_deref(),
+        )?,
+        book: book_of(&args.b_book).transpose()?,
+        seed: args.seed ^ B_BOOK_STREAM,
+    };
+    Ok((side_a, side_b))
+}
+
+/// The openings of `pairs` pairs: from `--book`, a file, or random plies.
+fn match_openings<G: CliGame>(
+    variant: G::Variant,
+    args: &MatchArgs,
+    pairs: u64,
+) -> Result<Vec<G>, CliError> {
+    let Some(path) = &args.book else {
+        return args.openings.openings(variant, pairs as usize, args.seed);
+    };
+    let openings =
+        read_book::<G>(variant, path)?.openings(pairs as usize, args.book_plies, args.seed);
+    if (openings.len() as u64) < pairs {
+        eprintln!(
+            "note: {} gives {} different openings of {} plies for {pairs} pairs; they are \
+             played in turn",
+            path.display(),
+            openings.len(),
+            args.book_plies
+        );
+    }
+    Ok(openings)
+}
+
+/// Plays the match with a progress bar; stopped by `stop`, the pairs finished so far.
+fn play_match<G: CliGame, A: Contender<G>, B: Contender<G>>(
+    side_a: &A,
+    side_b: &B,
+    openings: &[G],
+    config: &MatchConfig,
+    stop: &Arc<std::sync::atomic::AtomicBool>,
+) -> Result<MatchOutcome<G>, CliError> {
+    let bar = progress_bar(
+        config.pairs,
+        "[{bar:30}] {pos}/{len} pairs, eta {eta}  {msg}",
+    );
+    let mut counted = MatchOutcome {
+        tally: Default::default(),
+        pairs: Vec::new(),
+        sprt: None,
+        stopped_early: false,
+    };
+    let outcome = run_match(side_a, side_b, openings, config, |pair, tally| {
+        counted.tally = *tally;
+        counted.pairs.push(pair.clone());
+        let e = tally.estimate();
+        bar.set_message(format!(
+            "A scores {:.1}%, Elo {}",
+            100.0 * e.score,
+            e.elo_text(0)
+        ));
+        advance(&bar, "pairs");
+    });
+    bar.finish_and_clear();
+    if interrupt::raised(stop) {
+        counted.sprt = config.sprt.as_ref().map(|p| counted.tally.sprt(p));
+        return Ok(counted);
+    }
+    outcome.map_err(CliError::failure)
+}
+
+/// The sides as the report names them: the spec, the limits, the book and the search.
+fn side_names(
+    args: &MatchArgs,
+    config: &MatchConfig,
+    spec_a: &SideSpec,
+    spec_b: &SideSpec,
+) -> (String, String) {
+    let extras = |path: &Option<PathBuf>, search: &NamedSearch| {
+        let book = path
+            .as_ref()
+            .map_or(String::new(), |p| format!(", book {}", p.display()));
+        match search.name {
+            "full" => book,
+            name => format!("{book}, search {name}"),
+        }
+    };
+    let limit = |limits: &Limits| match (config.clock, limits) {
+        (Some(c), l) if (l.depth, l.nodes, l.movetime) == (None, None, None) => describe_clock(c),
+        (Some(c), l) => format!("{}, {}", describe_clock(c), LimitArgs::describe(l)),
+        (None, l) => LimitArgs::describe(l),
+    };
+    (
+        format!(
+            "A: {spec_a} ({}{})",
+            limit(&config.limits_a),
+            extras(&args.a_book, &args.a_search)
+        ),
+        format!(
+            "B: {spec_b} ({}{})",
+            limit(&config.limits_b),
+            extras(&args.b_book, &args.b_search)
+        ),
+    )
 }
 
 fn describe_clock(control: TimeControl) -> String {

@@ -279,6 +279,66 @@ impl Army {
     }
 }
 
+/// A step to `to` in direction `ahead` (with `side` the other axis) is unsafe if an
+/// enemy can jump the man there: from the front it lands on the square just vacated;
+/// sideways it needs the square beyond empty; from behind only a king can, sliding in
+/// through the vacated square.
+#[inline(always)]
+fn unsafe_steps(enemy: &Army, men: u64, empty: u64, to: u64, ahead: Dir, side: Dir) -> u64 {
+    let behind = ahead.opposite();
+    let from_front = enemy.attacks[index(behind)];
+    let from_side = (enemy.attacks[index(side)] & side.shift_back(empty))
+        | (enemy.attacks[index(side.opposite())] & side.opposite().shift_back(empty));
+    let from_behind =
+        ahead.shift(ahead.shift(enemy.king_rays[index(ahead)]) & men) & ahead.shift_back(empty);
+    to & (from_front | from_side | from_behind)
+}
+
+/// Own pieces `enemy` can jump (hanging), and the squares from which a man jumps an enemy
+/// piece in one direction / in two or more.
+#[inline(always)]
+fn jumps(enemy: &Army, empty: u64) -> (u64, u64, u64) {
+    let mut hanging = 0;
+    let mut jump_from = 0;
+    let mut jump_from_twice = 0;
+    for dir in Dir::ALL {
+        let beyond_empty = dir.shift_back(empty);
+        hanging |= enemy.attacks[index(dir)] & beyond_empty;
+        let jumps = dir.shift_back(enemy.all & beyond_empty);
+        jump_from_twice |= jump_from & jumps;
+        jump_from |= jumps;
+    }
+    (hanging, jump_from, jump_from_twice)
+}
+
+/// The king features of `own`: mobility, centre, main road, double diagonals, lone kings,
+/// double corners, immobile (no empty neighbour: `open` are the squares with one) and
+/// hanging. Kings are absent from most positions of a game: their popcounts are skipped.
+#[inline(always)]
+fn king_features(own: &Army, enemy: &Army, empty: u64, open: u64, hanging: u64) -> [i32; 8] {
+    if own.kings == 0 {
+        return [0; 8];
+    }
+    let rays = &own.king_rays;
+    [
+        count(rays[0] & empty)
+            + count(rays[1] & empty)
+            + count(rays[2] & empty)
+            + count(rays[3] & empty),
+        count(own.kings & CENTRE),
+        count(own.kings & MAIN_ROAD),
+        count(own.kings & DOUBLE_DIAGONALS),
+        if enemy.kings == 0 {
+            count(own.kings)
+        } else {
+            0
+        },
+        count(own.kings & DOUBLE_CORNERS),
+        count(own.kings & !open),
+        count(own.kings & hanging),
+    ]
+}
+
 /// The features of `own` (moving as `geo` says) against `enemy`, not yet differenced.
 #[inline(always)]
 fn side_features(geo: &Geometry, own: &Army, enemy: &Army, empty: u64) -> [i32; FEATURE_COUNT] {
@@ -312,35 +372,12 @@ fn side_features(geo: &Geometry, own: &Army, enemy: &Army, empty: u64) -> [i32; 
     let runaway =
         men & (last_row | ahead_a.shift_back(last_row_open) | ahead_b.shift_back(last_row_open));
 
-    // A step to `to` in direction `ahead` (with `side` the other axis) is unsafe if an
-    // enemy can jump the man there: from the front it lands on the square just vacated;
-    // sideways it needs the square beyond empty; from behind only a king can, sliding in
-    // through the vacated square.
-    let unsafe_steps = |to: u64, ahead: Dir, side: Dir| {
-        let behind = ahead.opposite();
-        let from_front = enemy.attacks[index(behind)];
-        let from_side = (enemy.attacks[index(side)] & side.shift_back(empty))
-            | (enemy.attacks[index(side.opposite())] & side.opposite().shift_back(empty));
-        let from_behind =
-            ahead.shift(ahead.shift(enemy.king_rays[index(ahead)]) & men) & ahead.shift_back(empty);
-        to & (from_front | from_side | from_behind)
-    };
-    let safe_steps = count(step_a & !unsafe_steps(step_a, ahead_a, ahead_b))
-        + count(step_b & !unsafe_steps(step_b, ahead_b, ahead_a));
+    let safe_steps = count(step_a & !unsafe_steps(enemy, men, empty, step_a, ahead_a, ahead_b))
+        + count(step_b & !unsafe_steps(enemy, men, empty, step_b, ahead_b, ahead_a));
 
     let blocked = men & !(ahead_a.shift_back(empty) | ahead_b.shift_back(empty));
 
-    let mut hanging = 0;
-    // Squares from which a man jumps an enemy piece, in one direction / in two or more.
-    let mut jump_from = 0;
-    let mut jump_from_twice = 0;
-    for dir in Dir::ALL {
-        let beyond_empty = dir.shift_back(empty);
-        hanging |= enemy.attacks[index(dir)] & beyond_empty;
-        let jumps = dir.shift_back(enemy.all & beyond_empty);
-        jump_from_twice |= jump_from & jumps;
-        jump_from |= jumps;
-    }
+    let (hanging, jump_from, jump_from_twice) = jumps(enemy, empty);
 
     // Per direction: squares whose neighbour that way is empty.
     let [open_nw, open_ne, open_sw, open_se] = Dir::ALL.map(|d| d.shift_back(empty));
@@ -350,28 +387,7 @@ fn side_features(geo: &Geometry, own: &Army, enemy: &Army, empty: u64) -> [i32; 
     let gaps = empty & ((nw & se) | (ne & sw));
     let enemy_ahead = ahead_a.shift_back(enemy.all) | ahead_b.shift_back(enemy.all);
 
-    // Kings are absent from most positions of a game: skip their popcounts then.
-    let mut king_features = [0; 8];
-    if own.kings != 0 {
-        let rays = &own.king_rays;
-        king_features = [
-            count(rays[0] & empty)
-                + count(rays[1] & empty)
-                + count(rays[2] & empty)
-                + count(rays[3] & empty),
-            count(own.kings & CENTRE),
-            count(own.kings & MAIN_ROAD),
-            count(own.kings & DOUBLE_DIAGONALS),
-            if enemy.kings == 0 {
-                count(own.kings)
-            } else {
-                0
-            },
-            count(own.kings & DOUBLE_CORNERS),
-            count(own.kings & !(open_nw | open_ne | open_sw | open_se)),
-            count(own.kings & hanging),
-        ];
-    }
+    let open = open_nw | open_ne | open_sw | open_se;
     let [
         mobility_kings,
         centre_kings,
@@ -381,7 +397,7 @@ fn side_features(geo: &Geometry, own: &Army, enemy: &Army, empty: u64) -> [i32; 
         corner_kings,
         immobile_kings,
         hanging_kings,
-    ] = king_features;
+    ] = king_features(own, enemy, empty, open, hanging);
 
     [
         count(step_a) + count(step_b),

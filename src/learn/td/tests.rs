@@ -462,16 +462,17 @@ fn empty_episode_changes_nothing() {
 /// The seed's rule by hand on a three-leaf episode with a 2-unit network: outputs
 /// and gradients by explicit scalar formulas in f64 from hand-listed active inputs,
 /// the three steps written out.
-#[test]
-fn td_lambda_matches_a_hand_computation() {
-    const H: usize = 2;
-    // Parameters flattened: W1 row-major (H × 129), then b1, w2, b2.
-    const B1: usize = H * INPUTS;
-    const W2: usize = B1 + H;
-    const B2: usize = W2 + H;
-    const N: usize = B2 + 1;
+// The hand computation of `td_lambda_matches_a_hand_computation`: a network of H hidden
+// units with its parameters flattened: W1 row-major (H × 129), then b1, w2, b2.
+const H: usize = 2;
+const B1: usize = H * INPUTS;
+const W2: usize = B1 + H;
+const B2: usize = W2 + H;
+const N: usize = B2 + 1;
+
+/// The starting weights: on the inputs the three leaves use, and on one they do not.
+fn hand_weights() -> Vec<f64> {
     let mut w0 = vec![0.0f64; N];
-    // Weights on the inputs the three leaves use, and on one they do not.
     let set = |w: &mut Vec<f64>, j: usize, i: usize, v: f64| w[j * INPUTS + i] = v;
     set(&mut w0, 0, 20, 0.8); // own man on 21
     set(&mut w0, 1, 20, -0.5);
@@ -489,7 +490,52 @@ fn td_lambda_matches_a_hand_computation() {
     w0[W2] = 1.5;
     w0[W2 + 1] = -1.2;
     w0[B2] = 0.05;
+    w0
+}
 
+/// Y (White's view) and ∇Y at weights `w` of a leaf with active `inputs`, White to move
+/// when `white`.
+fn hand_y_and_grad(w: &[f64], (inputs, white): (&[usize], bool)) -> (f64, Vec<f64>) {
+    let sig = |x: f64| 1.0 / (1.0 + (-x).exp());
+    let mut h = [0.0; H];
+    for j in 0..H {
+        let a = w[B1 + j] + inputs.iter().map(|&i| w[j * INPUTS + i]).sum::<f64>();
+        h[j] = sig(a);
+    }
+    let p = sig(w[B2] + w[W2] * h[0] + w[W2 + 1] * h[1]);
+    let d = p * (1.0 - p);
+    let mut g = vec![0.0; N];
+    g[B2] = d;
+    for j in 0..H {
+        g[W2 + j] = d * h[j];
+        g[B1 + j] = d * w[W2 + j] * h[j] * (1.0 - h[j]);
+        for &i in inputs {
+            g[j * INPUTS + i] = g[B1 + j];
+        }
+    }
+    if white {
+        (p, g)
+    } else {
+        (1.0 - p, g.iter().map(|v| -v).collect())
+    }
+}
+
+/// The network of flattened weights `w`.
+fn hand_payload(w: &[f64]) -> MlpWeights {
+    MlpWeights {
+        features: Brazilian::INPUT_SET_ID.into(),
+        hidden: H,
+        w1: w[..B1].iter().map(|&v| v as f32).collect(),
+        b1: w[B1..W2].iter().map(|&v| v as f32).collect(),
+        w2: w[W2..B2].iter().map(|&v| v as f32).collect(),
+        b2: vec![w[B2] as f32],
+        phases: 1,
+    }
+}
+
+#[test]
+fn td_lambda_matches_a_hand_computation() {
+    let w0 = hand_weights();
     // Leaves, with their active inputs listed by hand (Black's view is turned 180°:
     // square n becomes 33 − n).
     let leaves = [
@@ -508,33 +554,7 @@ fn td_lambda_matches_a_hand_computation() {
         assert_eq!(active_inputs(leaf), expected);
         assert_eq!(leaf.side_to_move() == Side::First, white);
     }
-
-    // Y (White's view) and ∇Y for leaf k at weights w.
-    let y_and_grad = |w: &[f64], k: usize| -> (f64, Vec<f64>) {
-        let (inputs, white) = active[k];
-        let sig = |x: f64| 1.0 / (1.0 + (-x).exp());
-        let mut h = [0.0; H];
-        for j in 0..H {
-            let a = w[B1 + j] + inputs.iter().map(|&i| w[j * INPUTS + i]).sum::<f64>();
-            h[j] = sig(a);
-        }
-        let p = sig(w[B2] + w[W2] * h[0] + w[W2 + 1] * h[1]);
-        let d = p * (1.0 - p);
-        let mut g = vec![0.0; N];
-        g[B2] = d;
-        for j in 0..H {
-            g[W2 + j] = d * h[j];
-            g[B1 + j] = d * w[W2 + j] * h[j] * (1.0 - h[j]);
-            for &i in inputs {
-                g[j * INPUTS + i] = g[B1 + j];
-            }
-        }
-        if white {
-            (p, g)
-        } else {
-            (1.0 - p, g.iter().map(|v| -v).collect())
-        }
-    };
+    let y_and_grad = |w: &[f64], k: usize| hand_y_and_grad(w, active[k]);
     let (lambda, alpha, z) = (0.6, 0.5, 1.0);
     let axpy = |w: &[f64], s: f64, e: &[f64]| -> Vec<f64> {
         w.iter().zip(e).map(|(a, b)| a + s * b).collect()
@@ -556,16 +576,7 @@ fn td_lambda_matches_a_hand_computation() {
     let d3 = z - y3;
     let w3 = axpy(&w2, alpha * d3, &e3);
 
-    let payload = |w: &[f64]| MlpWeights {
-        features: Brazilian::INPUT_SET_ID.into(),
-        hidden: H,
-        w1: w[..B1].iter().map(|&v| v as f32).collect(),
-        b1: w[B1..W2].iter().map(|&v| v as f32).collect(),
-        w2: w[W2..B2].iter().map(|&v| v as f32).collect(),
-        b2: vec![w[B2] as f32],
-        phases: 1,
-    };
-    let mut mlp = Mlp::<Brazilian>::from_weights(&payload(&w0)).unwrap();
+    let mut mlp = Mlp::<Brazilian>::from_weights(&hand_payload(&w0)).unwrap();
     let report = td_lambda_episode(&mut mlp, &leaves, z as f32, lambda as f32, alpha as f32);
     assert_eq!(report.steps, 3);
     assert!((f64::from(report.first_prediction) - y1).abs() < 1e-6);

@@ -80,41 +80,17 @@ fn with_commas(x: f64) -> String {
     out
 }
 
+/// One row of the table: an algorithm, alone or probing the endgame database.
+type Row<'a> = (String, SearchConfig, Option<&'a SharedTablebase<Brazilian>>);
+
 pub fn run(args: TreeStatsArgs) -> Result<(), CliError> {
     if let Some(path) = &args.json {
         crate::cli::args::check_output("--json", path)?;
     }
-    let algos: Vec<(String, SearchConfig)> = if args.algos.is_empty() {
-        SearchConfig::NAMED
-            .iter()
-            .map(|(n, c)| (n.to_string(), *c))
-            .collect()
-    } else {
-        let mut list = Vec::new();
-        for name in &args.algos {
-            let (_, config) = SearchConfig::by_name(name)
-                .map_err(|e| CliError::input(format!("--algos: {e}")))?;
-            list.push((name.clone(), config));
-        }
-        list
-    };
-    let tablebase: Option<SharedTablebase<Brazilian>> = match &args.egdb {
-        Some(dir) => {
-            let option = crate::cli::egdb::EgdbOption {
-                egdb: Some(dir.clone()),
-                no_egdb: false,
-            };
-            Some(option.load::<Brazilian>()?.ok_or_else(|| {
-                CliError::input(format!(
-                    "--egdb {}: no usable database slice",
-                    dir.display()
-                ))
-            })?)
-        }
-        None => None,
-    };
+    let algos = algorithms(&args)?;
+    let tablebase = database(&args)?;
     // Each algorithm, then (with --egdb) the same probing the database.
-    let rows: Vec<(String, SearchConfig, Option<&SharedTablebase<Brazilian>>)> = algos
+    let rows: Vec<Row> = algos
         .iter()
         .flat_map(|(name, config)| {
             let with = tablebase
@@ -126,17 +102,75 @@ pub fn run(args: TreeStatsArgs) -> Result<(), CliError> {
     let mut depths = args.depths.clone();
     depths.sort_unstable();
     depths.dedup();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.unwrap_or(0) as usize)
-        .build()
-        .map_err(|e| CliError::failure(format!("cannot start worker threads: {e}")))?;
-
     let positions = match &args.pieces {
         Some(range) => {
             treestats::random_endgame_positions(args.positions as usize, args.seed, range.clone())
         }
         None => treestats::random_positions(args.positions as usize, args.seed),
     };
+    let table = measure_all(&args, &rows, &depths, &positions)?;
+    print_tables(&args, &rows, &depths, positions.len(), &table);
+    if let Some(path) = &args.json {
+        let mut json = serde_json::Map::new();
+        for (a, (name, _, _)) in rows.iter().enumerate() {
+            let mut row = serde_json::Map::new();
+            for &d in &depths {
+                row.insert(d.to_string(), serde_json::json!(table[&(a, d)].main));
+            }
+            json.insert(name.clone(), serde_json::Value::Object(row));
+        }
+        let text = serde_json::to_string_pretty(&json).expect("a map of numbers serialises");
+        crate::cli::args::write_output("--json", path, text.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// The algorithms of `--algos` (all by default), with their configurations.
+fn algorithms(args: &TreeStatsArgs) -> Result<Vec<(String, SearchConfig)>, CliError> {
+    if args.algos.is_empty() {
+        return Ok(SearchConfig::NAMED
+            .iter()
+            .map(|(n, c)| (n.to_string(), *c))
+            .collect());
+    }
+    let mut list = Vec::new();
+    for name in &args.algos {
+        let (_, config) =
+            SearchConfig::by_name(name).map_err(|e| CliError::input(format!("--algos: {e}")))?;
+        list.push((name.clone(), config));
+    }
+    Ok(list)
+}
+
+/// The endgame database of `--egdb`, which must hold a usable slice.
+fn database(args: &TreeStatsArgs) -> Result<Option<SharedTablebase<Brazilian>>, CliError> {
+    let Some(dir) = &args.egdb else {
+        return Ok(None);
+    };
+    let option = crate::cli::egdb::EgdbOption {
+        egdb: Some(dir.clone()),
+        no_egdb: false,
+    };
+    let tablebase = option.load::<Brazilian>()?.ok_or_else(|| {
+        CliError::input(format!(
+            "--egdb {}: no usable database slice",
+            dir.display()
+        ))
+    })?;
+    Ok(Some(tablebase))
+}
+
+/// Every row at every depth, on the worker pool, with a progress bar.
+fn measure_all(
+    args: &TreeStatsArgs,
+    rows: &[Row],
+    depths: &[u32],
+    positions: &[Brazilian],
+) -> Result<BTreeMap<(usize, u32), Cell>, CliError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.unwrap_or(0) as usize)
+        .build()
+        .map_err(|e| CliError::failure(format!("cannot start worker threads: {e}")))?;
     let slow = |config: &SearchConfig, depth: u32| !config.transposition_table && depth >= 12;
     let used = |config: &SearchConfig, depth: u32| match args.slow_positions {
         Some(n) if slow(config, depth) => (n as usize).min(positions.len()),
@@ -156,7 +190,7 @@ pub fn run(args: TreeStatsArgs) -> Result<(), CliError> {
     );
     let mut table: BTreeMap<(usize, u32), Cell> = BTreeMap::new();
     for (a, (name, config, tablebase)) in rows.iter().enumerate() {
-        for &depth in &depths {
+        for &depth in depths {
             bar.set_message(format!("{name} depth {depth}"));
             let subset = &positions[..used(config, depth)];
             let cell = pool.install(|| {
@@ -173,7 +207,18 @@ pub fn run(args: TreeStatsArgs) -> Result<(), CliError> {
         }
     }
     bar.finish_and_clear();
+    Ok(table)
+}
 
+/// The two tables (main-search nodes beside the thesis's, and with quiescence) and the
+/// full search's target.
+fn print_tables(
+    args: &TreeStatsArgs,
+    rows: &[Row],
+    depths: &[u32],
+    positions: usize,
+    table: &BTreeMap<(usize, u32), Cell>,
+) {
     let source = match &args.pieces {
         Some(range) => format!(
             "first positions of random games with {}..{} pieces, at most one apart",
@@ -183,11 +228,9 @@ pub fn run(args: TreeStatsArgs) -> Result<(), CliError> {
         None => "6..40 random plies".to_string(),
     };
     println!(
-        "treestats: {} random positions ({source}, seed {}), material evaluation, \
+        "treestats: {positions} random positions ({source}, seed {}), material evaluation, \
          quiescence on, {} MiB table",
-        positions.len(),
-        args.seed,
-        args.tt_mb
+        args.seed, args.tt_mb
     );
     for (title, main) in [
         (
@@ -198,13 +241,13 @@ pub fn run(args: TreeStatsArgs) -> Result<(), CliError> {
     ] {
         println!("\n{title}");
         let mut header = format!("{:<16}", "algorithm");
-        for d in &depths {
+        for d in depths {
             header.push_str(&format!(" {:>30}", format!("depth {d}")));
         }
         println!("{header}");
         for (a, (name, _, _)) in rows.iter().enumerate() {
             let mut line = format!("{name:<16}");
-            for &d in &depths {
+            for &d in depths {
                 let cell = table[&(a, d)];
                 let value = if main { cell.main } else { cell.total };
                 let mut text = with_commas(value);
@@ -214,7 +257,7 @@ pub fn run(args: TreeStatsArgs) -> Result<(), CliError> {
                 {
                     text.push_str(&format!(" [{}]", with_commas(thesis as f64)));
                 }
-                if cell.positions != positions.len() {
+                if cell.positions != positions {
                     text.push_str(&format!(" n={}", cell.positions));
                 }
                 line.push_str(&format!(" {text:>30}"));
@@ -235,18 +278,4 @@ pub fn run(args: TreeStatsArgs) -> Result<(), CliError> {
             target.join(", ")
         );
     }
-
-    if let Some(path) = &args.json {
-        let mut json = serde_json::Map::new();
-        for (a, (name, _, _)) in rows.iter().enumerate() {
-            let mut row = serde_json::Map::new();
-            for &d in &depths {
-                row.insert(d.to_string(), serde_json::json!(table[&(a, d)].main));
-            }
-            json.insert(name.clone(), serde_json::Value::Object(row));
-        }
-        let text = serde_json::to_string_pretty(&json).expect("a map of numbers serialises");
-        crate::cli::args::write_output("--json", path, text.as_bytes())?;
-    }
-    Ok(())
 }
