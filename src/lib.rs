@@ -3,7 +3,7 @@
 //! - [`game`]: the [`game::Game`] trait and its games (Brazilian draughts now, Kalah next),
 //!   game records with the draw rules, notation and perft.
 //! - [`eval`]: the [`eval::Evaluator`] trait and the material evaluator.
-//! - [`search`]: alpha-beta search with the seed's enhancements, generic over both.
+//! - [`search`]: alpha-beta search with the enhancements of Beling's master's thesis, generic over both.
 //! - [`selfplay`]: parallel, reproducible self-play games.
 //! - [`accuracy`]: how close an evaluator is to perfect play (exact values).
 //! - [`arena`]: matches between evaluators and their statistics.

@@ -80,6 +80,12 @@ pub fn accuracy(games: &Games, args: AccuracyArgs) -> Result<(), CliError> {
             path.display()
         )));
     }
+    if args.game.is_none() && args.egdb.is_none() {
+        return Err(CliError::input(
+            "give where the positions come from: --egdb DIR (a game's endgame database) or \
+             --game GAME (a game whose positions are solved)",
+        ));
+    }
     let spec = eval_spec(games, "--eval", &args.eval)?;
     let game = GameArg {
         game: args.game.clone(),

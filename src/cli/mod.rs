@@ -51,32 +51,46 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Learn an evaluation function by self-play (Samuel, GLEM or TD-Leaf(λ))
+    #[command(display_order = 1)]
     Train(train::TrainArgs),
     /// Play a game against the engine in the terminal (or watch it play itself)
+    #[command(display_order = 2)]
     Play(play::PlayArgs),
     /// Play two engines against each other and report the Elo difference
+    #[command(display_order = 3)]
     Match(Box<matches::MatchArgs>),
     /// Round robin of evaluators (optionally trained first): table and ratings
+    #[command(display_order = 4)]
     Tournament(Box<tournament::TournamentArgs>),
     /// Play, watch training and replay games in the browser (a local web app)
+    #[command(display_order = 6)]
     Serve(serve::ServeArgs),
     /// Play games of an evaluator against itself and write them as a dataset
+    #[command(display_order = 7)]
     Selfplay(selfplay::SelfPlayArgs),
     /// Inspect or merge self-play datasets
+    #[command(display_order = 8)]
     Dataset(selfplay::DatasetArgs),
     /// Inspect model files
+    #[command(display_order = 9)]
     Model(model::ModelArgs),
     /// Search a position: one line per iteration, then `bestmove MOVE`
+    #[command(display_order = 10)]
     Analyse(analyse::AnalyseArgs),
     /// Build, inspect or probe opening books
+    #[command(display_order = 11)]
     Book(book::BookArgs),
     /// How close an evaluator is to perfect play, on positions with exact values
+    #[command(display_order = 14)]
     Accuracy(accuracy::AccuracyArgs),
     /// Search fixed positions; the last line is `NODES nodes NPS nps`
+    #[command(display_order = 15)]
     Bench(bench::BenchArgs),
     /// Count the leaf nodes of the move tree (move-generator check and speed test)
+    #[command(display_order = 16)]
     Perft(perft::PerftArgs),
     /// List the legal moves of a position, one per line
+    #[command(display_order = 17)]
     Moves(perft::MovesArgs),
 }
 

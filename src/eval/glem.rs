@@ -1,4 +1,4 @@
-//! GLEM's run-time half (seed 5.3): the model-file payload ([`GlemModel`]: regions,
+//! GLEM's run-time half (Beling's master's thesis, ch. 5.3): the model-file payload ([`GlemModel`]: regions,
 //! configurations, phases, weights), its checks, and the compiled evaluator ([`Glem`]).
 //! Mining configurations and fitting weights are training and live with the learners.
 //!

@@ -1,6 +1,6 @@
 //! A linear evaluator over a game's named features (Samuel-style): a fixed-weight anchor
 //! (material in draughts, the stores in Kalah) plus a learned weighted sum of positional
-//! features (seed 5.1–5.2). Each game says which features it has through [`Features`].
+//! features (Beling's master's thesis, ch. 5.1–5.2). Each game says which features it has through [`Features`].
 
 use std::fmt::Write;
 use std::marker::PhantomData;
@@ -35,7 +35,7 @@ pub trait Features: Game {
     const FEATURE_DESCRIPTIONS: &'static [&'static str];
     /// The fixed-weight part of the value, for the side to move, in centi-units (material:
     /// a man 100, a king 300; Kalah: 100 a stone of store difference). It keeps the learned
-    /// weights from drifting (seed 5.2).
+    /// weights from drifting (Beling's master's thesis, ch. 5.2).
     fn anchor(&self) -> i32;
     /// Writes the whole pool's features into `out[..FEATURE_NAMES.len()]`.
     fn features(&self, out: &mut [i32]);

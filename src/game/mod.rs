@@ -294,7 +294,7 @@ pub fn player_tag<G: Game>(side: Side) -> String {
     }
 }
 
-/// Reading and writing a game's own file format: PDN for draughts, the seed's game record
+/// Reading and writing a game's own file format: PDN for draughts, Dubner's game record
 /// for Kalah. Player names are the [`player_tag`] tags.
 pub trait GameFile: Game {
     /// The usual file extension, without the dot.

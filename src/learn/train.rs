@@ -652,7 +652,7 @@ fn start_state_of<G: TrainGame>(
             path.display()
         )
     })?;
-    if !same_training(&saved, config) {
+    if !saved.trains_like(config) {
         return Err(format!(
             "checkpoint {} was made with a different configuration; resume with the same \
              config (only [budget] may change)",
@@ -667,21 +667,6 @@ fn start_state_of<G: TrainGame>(
         .map_err(|e| format!("cannot resume from {}: {e}", path.display()))?;
     state.config_text = config_text.to_string();
     Ok(state)
-}
-
-/// Two configurations train the same way (only the budget and the threads may differ).
-fn same_training(a: &TrainConfig, b: &TrainConfig) -> bool {
-    // Compare the parsed values through their debug text, budget set aside, the
-    // learners' sections as their learners read them.
-    let strip = |c: &TrainConfig| {
-        let mut c = c.clone();
-        c.budget = Default::default();
-        c.sections.clear();
-        // The results do not depend on the thread count (`train --threads` sets it).
-        c.selfplay.threads = 0;
-        format!("{c:?}")
-    };
-    strip(a) == strip(b)
 }
 
 /// The run's held-out accuracy sample (said in `log`), if `[evaluation] held_out` asks

@@ -1,8 +1,8 @@
-//! Game-tree search: fail-soft negamax alpha-beta with the seed thesis's enhancements
+//! Game-tree search: fail-soft negamax alpha-beta with the enhancements of Beling's master's thesis
 //! (chapters 3–4, 6.5), generic over the [`Game`] and the [`Evaluator`].
 //!
 //! - principal variation search (null windows after the first move), iterative deepening,
-//!   aspiration windows with the seed's root loop (listing 6.3: a root move that falls
+//!   aspiration windows with the thesis's root loop (listing 6.3: a root move that falls
 //!   outside the window is re-searched alone, and a search stopped mid-iteration returns
 //!   the best root move searched completely);
 //! - a transposition table ([`tt`]), quiescence search over captures (a position with a
@@ -12,7 +12,7 @@
 //! - draws by repetition (a position already met since the last irreversible move, in the
 //!   game or on the search path) and by the quiet-move rule, detected inside the tree.
 //!
-//! No null-move pruning: zugzwang is common in draughts (seed 4.6).
+//! No null-move pruning: zugzwang is common in draughts (Beling's master's thesis, 4.6).
 //! Scores are centi-units for the side to move; a finished game scores beyond every
 //! static value, by its margin first (Kalah's stones) and its distance second, so the
 //! engine wins by most and fastest, and loses by least and slowest ([`score`]). Every
@@ -87,7 +87,7 @@ pub struct SearchConfig {
     pub transposition_table: bool,
     pub killers: bool,
     pub history: bool,
-    /// Enhanced transposition cutoffs (seed 4.2.4): before searching the moves of a
+    /// Enhanced transposition cutoffs (Beling's master's thesis, 4.2.4): before searching the moves of a
     /// node, look each child up in the table and stop at once if one refutes the window.
     pub etc: bool,
     /// Drive the search with MTD(f) null-window probes instead of the PVS root loop.

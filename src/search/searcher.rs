@@ -393,7 +393,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         self.path.extend_from_slice(record.reversible_hashes());
     }
 
-    /// One iteration of the seed's root loop (listing 6.3) at `depth`. Returns the best
+    /// One iteration of the thesis's root loop (listing 6.3) at `depth`. Returns the best
     /// fully searched move, its value and line; `None` if no move was searched fully.
     fn root_iteration(
         &mut self,

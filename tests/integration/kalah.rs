@@ -1,4 +1,4 @@
-//! Kalah through the public API: perft, the seed's worked example and sample game, the
+//! Kalah through the public API: perft, Dubner's worked example and sample game, the
 //! capture and game-end rules, laps, variants, position and move texts (round trips and
 //! every error kind, fuzzed), the single-sowing API, packing and `.klh` game files.
 
@@ -36,7 +36,7 @@ fn play(p: Kalah, text: &str) -> Kalah {
     p.play(mv)
 }
 
-/// The seed's picture of a position: B's store and B's pits 6..1 / A's pits 1..6 and
+/// Dubner's picture of a position: B's store and B's pits 6..1 / A's pits 1..6 and
 /// A's store.
 fn seed_rows(p: &Kalah) -> String {
     let c = p.counts();
@@ -142,7 +142,7 @@ fn move_order_and_list_size() {
     }
 }
 
-// ------------------------------------------------------- the seed's example and game
+// ------------------------------------------------------- Dubner's example and game
 
 #[test]
 fn the_seeds_worked_example() {
@@ -175,7 +175,7 @@ fn the_seeds_worked_example() {
     assert_eq!(after_capture.score_margin(), 9);
 }
 
-/// The seed's sample game (MAXLEVEL 5, A first) in its machine pit indices: A 0..5,
+/// Dubner's sample game (MAXLEVEL 5, A first) in its machine pit indices: A 0..5,
 /// B 7..12.
 const SEED_GAME: [(&str, &str); 13] = [
     ("0 3", "11"),
@@ -226,7 +226,7 @@ fn the_seeds_sample_game_ends_32_40() {
     assert_eq!(p.outcome_without_moves(), Outcome::Win(B));
     assert!(klh.starts_with(" 1) A: 1 4 B: 5\n 2) A: 6 B: 1\n"), "{klh}");
 
-    // The same game as a game file, with the seed's final line.
+    // The same game as a game file, with Dubner's final line.
     let text = format!(
         "[Game \"kalah\"]\n[Result \"32-40\"]\n{klh}Stones in the stores at the end: A 32, B 40\n"
     );

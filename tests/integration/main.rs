@@ -5,6 +5,7 @@
 mod common;
 
 mod accuracy;
+mod architecture;
 mod book;
 mod cli;
 mod consistency;

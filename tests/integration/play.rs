@@ -227,7 +227,7 @@ fn kalah_one_sowing_at_a_time_undo_and_the_seed_record() {
     play.send("quit");
     play.finish();
 
-    // The record is the seed's: one line per round, and it replays to the position.
+    // The record is Dubner's: one line per round, and it replays to the position.
     let text = std::fs::read_to_string(&saved).unwrap();
     assert!(text.contains(" 1) A: 1 2 B: "), "{text}");
     let games = Kalah::read_games(KalahRules::default(), &text).unwrap();

@@ -1,4 +1,4 @@
-//! The seed's random-play statistics (thesis 6.5.1): when both sides play uniformly random
+//! The random-play statistics of Beling's master's thesis (6.5.1): when both sides play uniformly random
 //! legal moves, positions average about 5.345 legal moves and over a quarter of them have
 //! a single legal move.
 

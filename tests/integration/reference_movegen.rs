@@ -1,7 +1,7 @@
 //! An independent check of the fast bitboard move generator.
 //!
 //! The reference generator below is written from the rules in
-//! `/work/shared/spec/brazilian-rules.md` alone: an 8×8 array indexed by file and rank,
+//! the rules of docs/rules.md alone: an 8×8 array indexed by file and rank,
 //! plain recursion over capture sequences, a set for de-duplication. It is slow and
 //! meant to be obviously right. It first proves itself on perft from the start position,
 //! then it is compared with `Brazilian::legal_moves` on tens of thousands of positions

@@ -4,7 +4,7 @@
 //! 8 squares. Square `n` (PDN number 1..32, 1 = b8 … 32 = g1) is bit `n-1 + (n-1)/8`;
 //! bits 8, 17 and 26 are ghosts and bits 35.. are off the board. With the ghosts every
 //! diagonal step is one shift by a constant (4 or 5) for every square, instead of the
-//! seed's row-parity-dependent 3/4/5 shifts with two masks; a step off the board lands on
+//! thesis engine's row-parity-dependent 3/4/5 shifts with two masks; a step off the board lands on
 //! a ghost or outside, and `& empty` / `& them` (subsets of [`BOARD`]) drop it.
 
 /// Bits of the 32 playing squares.

@@ -15,7 +15,7 @@ use crate::game::brazilian::Brazilian;
 // GLEM atoms: the content of each of the 32 squares
 // ---------------------------------------------------------------------------------------
 
-/// Atom values (the seed's square contents, from the side to move's view).
+/// Atom values (the thesis's square contents, from the side to move's view).
 pub const OWN_KING: i8 = 2;
 pub const OWN_MAN: i8 = 1;
 pub const EMPTY: i8 = 0;

@@ -1,5 +1,5 @@
 //! Positional features of Brazilian draughts positions (Samuel-style), for the linear
-//! evaluator of the Samuel learner (seed 5.2): `eval = material + Σ w_i·f_i`
+//! evaluator of the Samuel learner (Beling's master's thesis, ch. 5.2): `eval = material + Σ w_i·f_i`
 //! ([`crate::eval::linear::Features`]).
 //!
 //! Every feature is computed per side, each side seen from its own end of the board (its

@@ -1,10 +1,10 @@
-//! The seed's material evaluator (thesis listing 6.2): a man counts 1, a king 3.
+//! The material evaluator of Beling's master's thesis (listing 6.2): a man counts 1, a king 3.
 
 use crate::eval::Evaluator;
 use crate::game::Game;
 use crate::game::brazilian::Brazilian;
 
-/// Material balance for the side to move: man 100, king 300 (the seed's 1 and 3, in
+/// Material balance for the side to move: man 100, king 300 (the thesis's 1 and 3, in
 /// centi-units), so the value lies in [−3600, 3600].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Material;

@@ -1,6 +1,6 @@
 //! Brazilian draughts: international rules on the 8×8 board (flying kings, men capture
-//! backwards, the capture taking the most pieces is compulsory). Rules digest:
-//! `../shared/spec/brazilian-rules.md`.
+//! backwards, the capture taking the most pieces is compulsory). The rules as evalearn
+//! plays them: docs/rules.md.
 
 pub mod accuracy;
 pub mod bench;
@@ -415,7 +415,7 @@ impl Game for Brazilian {
         mv.is_capture() || self.kings & (1u64 << mv.start_bit_index()) == 0
     }
 
-    /// A function of the three masks and the side to move only (as the seed's mix64 of
+    /// A function of the three masks and the side to move only (as the thesis engine's mix64 of
     /// the masks, listing 6.4), so any move order reaching a position gives the same key:
     /// two independent folded multiplies and a final one, a few cycles.
     #[inline(always)]

@@ -1,12 +1,12 @@
-//! The seed's three hand-made Kalah evaluations (`002_4ea7ac5194b00024.txt`, section 5),
+//! The three hand-made Kalah evaluations of Dubner's Kalah program (its section 5),
 //! from the side to move's point of view, in centi-units of a stone:
 //!
-//! - `stores`: the difference of the stores — the seed program's `estimate`, the baseline
+//! - `stores`: the difference of the stores — Dubner's program's `estimate`, the baseline
 //!   learned Kalah models are measured against;
 //! - `activity`: P. Rechenberg's `W = Ka·Da − Kb·Db` (the store times the sum of the pits'
 //!   activities, [`pit_activity`]), taken as centi-units as it stands;
 //! - `tseitin`: G. S. Tseitin's `W = (Ka + 17.3/(37 − Ka) − 40/Da) − (Kb + 17.3/(37 − Kb) −
-//!   40/Db)` as the seed writes it, in stones (×100).
+//!   40/Db)` as Dubner writes it, in stones (×100).
 //!
 //! `Ka`, `Kb` are the stores, `Da`, `Db` the sums of the pit activities of the side to move
 //! and of the opponent. Tseitin's 37 is one more than half the stones of Kalah(6,6); for
@@ -58,7 +58,7 @@ const ACTIVITY: [[i32; MAX_COUNT + 1]; PITS] = {
     table
 };
 
-/// A pit's activity (the seed, after Rechenberg): the stones its sowing puts in the
+/// A pit's activity (Dubner, after Rechenberg): the stones its sowing puts in the
 /// owner's pits (not the store) minus the stones it puts in the opponent's pits, plus 7;
 /// 0 for an empty pit. `pit` is 1..=6.
 pub fn pit_activity(pit: u8, stones: u8) -> i32 {

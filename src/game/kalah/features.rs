@@ -1,6 +1,6 @@
 //! Kalah's named features for the linear evaluator and Samuel's learner
 //! ([`crate::eval::linear::Features`]): `eval = 100 · (own store − opponent's store) +
-//! Σ wᵢ·fᵢ`. The store difference is the fixed-weight anchor (the seed program's own
+//! Σ wᵢ·fᵢ`. The store difference is the fixed-weight anchor (Dubner's program's own
 //! evaluation); every feature is (value for the side to move) − (value for the opponent),
 //! each side seen from its own row (pit 1 on its left, its store after pit 6).
 
@@ -216,7 +216,7 @@ impl Features for Kalah {
     const ACTIVE: usize = ACTIVE;
     const FEATURE_DESCRIPTIONS: &'static [&'static str] = &FEATURE_DESCRIPTIONS;
 
-    /// 100 centi-units a stone of store difference: the seed's evaluation.
+    /// 100 centi-units a stone of store difference: Dubner's evaluation.
     #[inline]
     fn anchor(&self) -> i32 {
         100 * self.store_margin()

@@ -1,8 +1,8 @@
-//! Kalah with six pits a side, as the seed describes it (`002_4ea7ac5194b00024.txt`, rules
-//! 1.1–1.4, 2 and 3; digest `../shared/spec/kalah.md`), with the stones per pit and the
+//! Kalah with six pits a side, as P. N. Dubner's description of a Kalah program gives it (rules
+//! 1.1–1.4, 2 and 3; docs/rules.md), with the stones per pit and the
 //! capture rule as options ([`KalahRules`]).
 //!
-//! A position is the seed's `desk[14]` — 0..5 A's pits 1..6, 6 A's store, 7..12 B's pits
+//! A position is Dubner's `desk[14]` — 0..5 A's pits 1..6, 6 A's store, 7..12 B's pits
 //! 1..6, 13 B's store — with the side to move and the rules. A move is a whole compound
 //! move ([`KalahMove`]): every sowing of one turn, so after each move the other side is
 //! to move.
@@ -44,7 +44,7 @@ pub const A: Side = Side::First;
 /// B.
 pub const B: Side = Side::Second;
 
-/// A Kalah position: the seed's `desk[14]`, the side to move and the rules.
+/// A Kalah position: Dubner's `desk[14]`, the side to move and the rules.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Kalah {
     counts: [u8; 14],
@@ -53,7 +53,7 @@ pub struct Kalah {
 }
 
 impl Kalah {
-    /// A position from the seed's `desk[14]`, checked like any position from outside: the
+    /// A position from Dubner's `desk[14]`, checked like any position from outside: the
     /// rules are played ones and the counts add up to the rules' total.
     pub fn from_counts(
         rules: KalahRules,
@@ -63,7 +63,7 @@ impl Kalah {
         notation::check_position(rules, counts.map(u32::from), side)
     }
 
-    /// The seed's `desk[14]`: A's pits 1..6, A's store, B's pits 1..6, B's store.
+    /// Dubner's `desk[14]`: A's pits 1..6, A's store, B's pits 1..6, B's store.
     #[inline(always)]
     pub const fn counts(&self) -> &[u8; 14] {
         &self.counts

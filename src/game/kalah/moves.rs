@@ -109,7 +109,7 @@ impl std::fmt::Debug for KalahMove {
 
 impl Kalah {
     /// Calls `emit` with every legal move, depth-first with the pits in increasing order
-    /// at each level, as the seed's `next` walks them (`1,2`, `1,3`, … `1,6`, `2`, `3`, …
+    /// at each level, as Dubner's `next` walks them (`1,2`, `1,3`, … `1,6`, `2`, `3`, …
     /// from the start). Only sowings ending in the store are played out: any other
     /// sowing of a non-empty pit ends the move whatever it does.
     #[inline(always)]

@@ -1,8 +1,8 @@
 //! Text forms of positions and moves.
 //!
-//! A position is the side to move and the 14 counts of the seed's `desk[14]`:
+//! A position is the side to move and the 14 counts of Dubner's `desk[14]`:
 //! `A:6,6,6,6,6,6,0,6,6,6,6,6,6,0` is the start (A's pits 1..6, A's store, B's pits 1..6,
-//! B's store). A move is the mover's pits of each sowing joined by commas, as the seed
+//! B's store). A move is the mover's pits of each sowing joined by commas, as Dubner
 //! writes compound moves (`A = 1,2`); its game records separate them by spaces
 //! (`A: 1 2`), which is read too.
 

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::{A, B, Kalah, KalahRules};
 use crate::game::Game;
 
-/// A position in file form: the seed's `desk[14]`, the side to move and the rules.
+/// A position in file form: Dubner's `desk[14]`, the side to move and the rules.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct PackedKalah {
     pub counts: [u8; 14],

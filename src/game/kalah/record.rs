@@ -1,4 +1,4 @@
-//! Kalah game files (`.klh`, after the seed's `lastgame.klh`): the seed's record, one
+//! Kalah game files (`.klh`, after Dubner's `lastgame.klh`): Dubner's record, one
 //! line per round with each side's compound move as pits separated by spaces, under tags:
 //!
 //! ```text

@@ -1,5 +1,5 @@
 //! The rule options of Kalah as data: stones per pit and the capture rule. Pits per side
-//! are always six (the seed's board); the options are named in `--game` texts and model
+//! are always six (Dubner's board); the options are named in `--game` texts and model
 //! files as `kalah:6:S[:empty-capture]`.
 
 /// Pits on each side.
@@ -7,14 +7,14 @@ pub const PITS: usize = 6;
 /// Most stones a pit holds at the start in any variant.
 pub const MAX_STONES_PER_PIT: u8 = 6;
 
-/// Kalah's rule options. `Default` is the seed's game: 6 stones a pit, a capture only when
+/// Kalah's rule options. `Default` is Dubner's game: 6 stones a pit, a capture only when
 /// the opposite pit holds stones.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct KalahRules {
     /// Stones in each pit at the start, 1..=6.
     pub stones: u8,
     /// A last stone landing in an own empty pit captures even when the opposite pit is
-    /// empty (then only that stone goes to the store). The seed's rule 1.3 does not.
+    /// empty (then only that stone goes to the store). Dubner's rule 1.3 does not.
     pub empty_capture: bool,
 }
 

@@ -1,4 +1,4 @@
-//! One sowing (the seed's `scatterStones`, rules 1.1–1.4 and 2): the only code that moves
+//! One sowing (Dubner's `scatterStones`, rules 1.1–1.4 and 2): the only code that moves
 //! stones. Move generation, [`Game::play`](crate::game::Game::play), move parsing and the
 //! single-sowing API of the play command all go through [`sow`].
 //!
@@ -77,7 +77,7 @@ const RUN: [[[u128; SLOTS]; PITS]; 2] = {
 /// The bytes of each side's six pits.
 const ROW: [u128; 2] = [0xFFFF_FFFF_FFFF, 0xFFFF_FFFF_FFFF << 56];
 
-/// The 14 counts of the seed's `desk[14]` as the low 14 bytes of one word (byte `i` is
+/// The 14 counts of Dubner's `desk[14]` as the low 14 bytes of one word (byte `i` is
 /// `desk[i]`; the top two bytes stay zero).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) struct Desk(u128);

@@ -1,4 +1,4 @@
-//! Kalah in the terminal: the board as the seed draws it (B's store and pits 6..1 on top,
+//! Kalah in the terminal: the board as Dubner draws it (B's store and pits 6..1 on top,
 //! A's pits 1..6 and store below), moves typed one sowing at a time or whole.
 
 use crate::game::kalah::{A, B, Kalah, KalahMove, KalahMoveError, PITS, SowingEnd};
@@ -48,7 +48,7 @@ be typed at once, the pits joined by commas (1,2).";
     }
 }
 
-/// The board as the seed draws it: the top side's name, pit numbers 6..1 and pits, its
+/// The board as Dubner draws it: the top side's name, pit numbers 6..1 and pits, its
 /// store on the left; the bottom side's pits 1..6, numbers and name, its store on the
 /// right. Normally B is on top; `flipped` puts A there.
 ///

@@ -245,41 +245,8 @@ impl GlemModel {
         let fitter = Fitter::new(self, samples);
         let r = fitter.regions;
         let phases = self.phases.count();
-        // Weights as shared + deviation: the shared part starts as the mean over phases.
-        let w0 = fitter.local_weights(self);
-        let mut shared: Vec<Vec<f64>> = (0..r)
-            .map(|region| {
-                let mut mean = vec![0.0; w0[region].len()];
-                for p in 0..phases {
-                    for (m, w) in mean.iter_mut().zip(&w0[p * r + region]) {
-                        *m += w / phases as f64;
-                    }
-                }
-                mean
-            })
-            .collect();
-        let mut deviation: Vec<Vec<f64>> = w0
-            .iter()
-            .enumerate()
-            .map(|(task, w)| {
-                w.iter()
-                    .zip(&shared[task % r])
-                    .map(|(w, s)| if phases > 1 { w - s } else { 0.0 })
-                    .collect()
-            })
-            .collect();
-        let combine = |shared: &[Vec<f64>], deviation: &[Vec<f64>]| -> Vec<Vec<f64>> {
-            deviation
-                .iter()
-                .enumerate()
-                .map(|(task, d)| {
-                    d.iter()
-                        .zip(&shared[task % r])
-                        .map(|(d, s)| s + d)
-                        .collect()
-                })
-                .collect()
-        };
+        let (mut shared, mut deviation) = split_phases(&fitter.local_weights(self), r, phases);
+        let combine = |shared: &[Vec<f64>], deviation: &[Vec<f64>]| combine(shared, deviation, r);
         let counts = fitter.active_counts();
         let shared_counts = sum_phases(&counts, r, phases);
         let mut shared_velocity: Vec<Vec<f64>> =
@@ -382,6 +349,47 @@ impl GlemModel {
 // ---------------------------------------------------------------------------------------
 
 /// Per region, the sum over phases of per-task (phase-major) vectors.
+/// Per-(phase, region) weights as a part shared by the phases (their mean) and each
+/// phase's deviation from it (zero with one phase).
+fn split_phases(w0: &[Vec<f64>], r: usize, phases: usize) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+    let shared: Vec<Vec<f64>> = (0..r)
+        .map(|region| {
+            let mut mean = vec![0.0; w0[region].len()];
+            for p in 0..phases {
+                for (m, w) in mean.iter_mut().zip(&w0[p * r + region]) {
+                    *m += w / phases as f64;
+                }
+            }
+            mean
+        })
+        .collect();
+    let deviation = w0
+        .iter()
+        .enumerate()
+        .map(|(task, w)| {
+            w.iter()
+                .zip(&shared[task % r])
+                .map(|(w, s)| if phases > 1 { w - s } else { 0.0 })
+                .collect()
+        })
+        .collect();
+    (shared, deviation)
+}
+
+/// The per-(phase, region) weights of a shared part and the phases' deviations.
+fn combine(shared: &[Vec<f64>], deviation: &[Vec<f64>], r: usize) -> Vec<Vec<f64>> {
+    deviation
+        .iter()
+        .enumerate()
+        .map(|(task, d)| {
+            d.iter()
+                .zip(&shared[task % r])
+                .map(|(d, s)| s + d)
+                .collect()
+        })
+        .collect()
+}
+
 fn sum_phases(by_task: &[Vec<f64>], regions: usize, phases: usize) -> Vec<Vec<f64>> {
     (0..regions)
         .map(|region| {

@@ -1,4 +1,4 @@
-//! GLEM's configuration mining (seed 5.3, GenConf within regions): every configuration
+//! GLEM's configuration mining (Beling's master's thesis, ch. 5.3: GenConf within regions): every configuration
 //! of a region's atoms met in at least `n` positions, counted in one trie per region.
 
 use std::collections::HashSet;
@@ -10,7 +10,7 @@ use crate::eval::glem::{
     Atom, Atoms, Configuration, MAX_REGION_SQUARES, MAX_REGIONS, MAX_SLOTS, Region,
 };
 
-/// A sensible default for the seed's `n` (see [`mine`]): on the 94,074 samples of 2,000
+/// A sensible default for the thesis's `n` (see [`mine`]): on the 94,074 samples of 2,000
 /// self-play games, the draughts default regions and at most 4 atoms give 75,517 configurations
 /// (support 20 → 100,707, 100 → 61,721, 200 → 52,781). Scale it with the data (e.g. 500
 /// for 20,000 games: 75,713 configurations).
@@ -135,7 +135,7 @@ fn add_counts<T: std::ops::AddAssign + Copy>(mut a: Vec<T>, b: Vec<T>) -> Vec<T>
     a
 }
 
-/// The seed's GenConf(E, n) (listing 5.1) within regions: every configuration of at most
+/// Beling's GenConf(E, n) (listing 5.1) within regions: every configuration of at most
 /// `max_atoms` atoms of one region that is active in at least `min_support` of
 /// `positions` (counted with repetitions; `min_support` 0 counts as 1), built level by
 /// level — R = the frequent single atoms, then M = { c ∪ d : c found at the previous

@@ -1,27 +1,11 @@
-//! GLEM's training half (seed 5.3): configurations mined from self-play positions
-//! ([`mine`], the seed's GenConf within regions), samples labelled from games
+//! GLEM's training half (Beling's master's thesis, ch. 5.3): configurations mined from self-play positions
+//! ([`mine`], Beling's GenConf within regions), samples labelled from games
 //! ([`samples_from_games`]), and the weights fitted by gradient descent
 //! ([`GlemModel::fit`]). The model, its checks and the compiled evaluator are run-time
 //! code, in [`crate::eval::glem`]; this module only adds training to them, for any game
 //! with GLEM atoms ([`Atoms`]).
 //!
-//! # Measurements (Brazilian draughts)
-//!
-//! Data: `evalearn selfplay --eval material --games 2000 --depth 4 --random-plies 8
-//! --temperature 0.3`, 2,000 games, 123,947 positions, 94,074 samples (quiet with a
-//! legal move); a 20,000-game run (seed 2) for the larger numbers. 2 cores.
-//!
-//! - Mining with the default regions, at most 4 atoms: support 20 → 100,707
-//!   configurations, 50 ([`DEFAULT_MIN_SUPPORT`]) → 75,517, 100 → 61,721, 200 → 52,781;
-//!   support 50 with at most 3 atoms → 25,422, 5 → 143,855, 8 → 225,654. About 1 s
-//!   (4 atoms; 14 s for 8); 943,344 samples: support 500 → 75,713 (10 s). Mining took
-//!   the positions of the samples.
-//! - Fitting with [`FitParams::default`] (100 epochs) on the 94,074 samples: about 9 s;
-//!   loss 0.095 → 0.0093 (targets blended with search weight 0.7). Against the
-//!   material evaluator (1,000 game pairs at depth 4, 400 at depth 6, from 6-ply random
-//!   openings): +216 and +211 Elo. Outcome-only targets (search weight 0): −2 and +56
-//!   Elo — the search scores make the labels far less noisy. On the 943,344 samples of
-//!   20,000 games (support 500, 33 s): +263 and +271 Elo; outcome-only +188 and +204.
+//! What its settings did when measured: docs/training.md, "GLEM".
 
 mod fit;
 mod mining;
@@ -54,7 +38,7 @@ use crate::io::model::{from_bytes, to_bytes};
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GlemSettings {
-    /// Positions a configuration must occur in to be kept (the seed's n).
+    /// Positions a configuration must occur in to be kept (the thesis's n).
     #[serde(default = "default_min_support")]
     pub min_support: usize,
     /// Most atoms in one configuration.

@@ -1,4 +1,4 @@
-//! Samuel's learning by self-play (seed 5.2), on the linear evaluator over a game's named
+//! Samuel's learning by self-play (Beling's master's thesis, ch. 5.2), on the linear evaluator over a game's named
 //! features ([`crate::eval::linear`]), for any game that has them.
 //!
 //! Player A learns, player B is frozen. **The update rule**: after each of A's moves,
@@ -13,7 +13,7 @@
 //! weights; after `loss_streak` losses in a row, A's largest weight (in absolute value)
 //! is set to zero, to leave a local optimum.
 //!
-//! **Term replacement** (the seed's footnote, Samuel 1959): the game lists a pool of
+//! **Term replacement** (a footnote of Beling's thesis, after Samuel 1959): the game lists a pool of
 //! candidate features larger than the active set. Over the games since the last
 //! replacement, each feature's values at A's learning positions are correlated with the
 //! result of their game for A (+1 win, 0 draw, −1 loss); every `replace_every` games the

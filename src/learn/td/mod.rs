@@ -1,5 +1,5 @@
 //! TD(λ) training: a small multilayer perceptron trained from self-play by temporal
-//! differences at the principal-variation leaves (seed 5.4, TD-Gammon; applied to the
+//! differences at the principal-variation leaves (Beling's master's thesis, ch. 5.4, after TD-Gammon; applied to the
 //! leaves of the alpha-beta search as in TD-Leaf), for any game with TD inputs
 //! ([`Inputs`]).
 //!
@@ -11,7 +11,7 @@
 //! docs/training.md.
 //!
 //! # Learning
-//! [`td_lambda_episode`] applies the seed's rule after every step t of a game,
+//! [`td_lambda_episode`] applies the thesis's rule after every step t of a game,
 //! `w ← w + α (Y_{t+1} − Y_t) Σ_{k=1..t} λ^{t−k} ∇_w Y_k`, with `Y_{n+1} := Z` the game
 //! result. Every `Y` is from the first player's point of view (White, A), so the sequence
 //! is one prediction of one quantity (see the function for the exact order of the

@@ -459,7 +459,7 @@ fn empty_episode_changes_nothing() {
     assert_eq!(mlp, before);
 }
 
-/// The seed's rule by hand on a three-leaf episode with a 2-unit network: outputs
+/// The thesis's rule by hand on a three-leaf episode with a 2-unit network: outputs
 /// and gradients by explicit scalar formulas in f64 from hand-listed active inputs,
 /// the three steps written out.
 // The hand computation of `td_lambda_matches_a_hand_computation`: a network of H hidden

@@ -26,6 +26,13 @@ async function api(method, path, body, raw) {
 
 let info = null;
 
+// The squares of the draughts board (numbers and places), as the server's game list
+// gives them.
+function draughtsSquares() {
+  const game = info.games.find((g) => g.layout && g.layout.squares);
+  return game ? game.layout.squares : [];
+}
+
 // ---------------------------------------------------------------- pages
 
 function showPage() {
@@ -238,7 +245,7 @@ const Play = (() => {
     }
     if (choice) marks.captured = [...new Set(choice.flatMap((m) => m.captured))];
     Boards.draughts($("board"), {
-      squares: info.draughts_squares,
+      squares: draughtsSquares(),
       pieces: state.board.pieces,
       flipped,
       marks,
@@ -619,7 +626,7 @@ const Replay = (() => {
       });
     } else {
       Boards.draughts($("replay-board"), {
-        squares: info.draughts_squares, pieces: at.board.pieces, flipped: false,
+        squares: draughtsSquares(), pieces: at.board.pieces, flipped: false,
         marks: { last: at.last_move ? [at.last_move.from, at.last_move.to] : [] },
       });
     }

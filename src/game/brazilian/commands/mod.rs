@@ -12,10 +12,10 @@ use crate::cli::CliError;
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Play Brazilian draughts over the Hub protocol on stdin/stdout (GUIs, pydraughts, bots)
-    #[command(display_order = 4)]
+    #[command(display_order = 5)]
     Hub(hub::HubArgs),
     /// Endgame databases (Brazilian draughts): build, probe, verify, info
-    #[command(display_order = 11)]
+    #[command(display_order = 12)]
     Egdb(egdb::EgdbArgs),
     /// Mean search-tree sizes of search algorithms (Beling's master's thesis, table 6.2)
     #[command(display_order = 18)]

@@ -9,7 +9,7 @@ use crate::cli::CliError;
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Solve a Kalah position exactly: the final store margin under perfect play
-    #[command(display_order = 12)]
+    #[command(display_order = 13)]
     Solve(solve::SolveArgs),
 }
 
