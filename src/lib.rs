@@ -1,17 +1,25 @@
 //! evalearn: learns evaluation functions for board games by self-play.
 //!
-//! - [`game`]: the [`game::Game`] trait and its games (Brazilian draughts now, Kalah next),
-//!   game records with the draw rules, notation and perft.
-//! - [`eval`]: the [`eval::Evaluator`] trait and the material evaluator.
-//! - [`search`]: alpha-beta search with the enhancements of Beling's master's thesis, generic over both.
-//! - [`selfplay`]: parallel, reproducible self-play games.
-//! - [`accuracy`]: how close an evaluator is to perfect play (exact values).
-//! - [`arena`]: matches between evaluators and their statistics.
+//! The rooms, from the ground floor up (each uses only those below it; docs/architecture.md):
+//! - [`rng`]: seeded random streams, one per game or position.
+//! - [`game`]: the [`game::Game`] trait and what every game shares (sides, outcomes, move
+//!   lists, game records with the draw rules, perft); each game's folder
+//!   ([`game::brazilian`], [`game::kalah`]) holds everything of that game, and
+//!   [`game::registry`] lists them.
+//! - [`io`]: model files, datasets and book files.
+//! - [`eval`]: the [`eval::Evaluator`] trait, the learned evaluators' run-time halves and
+//!   the inputs a game provides for them, model files as evaluators.
+//! - [`search`]: alpha-beta search with the enhancements of Beling's master's thesis.
+//! - [`arena`]: players, matches and their statistics, the perfect player.
 //! - [`book`]: opening books: building them by search, probing them, playing from them.
-//! - [`hub`]: the Hub protocol, as an engine and as a client of other engines.
-//! - [`io`]: model files and datasets.
-//! - [`cli`]: the `evalearn` command line.
+//! - [`selfplay`]: parallel, reproducible self-play.
+//! - [`accuracy`]: how close an evaluator is to perfect play (exact values).
+//! - [`learn`]: the training loop and the learners (Samuel, GLEM, TD(λ)).
 //! - [`web`]: `evalearn serve`, the browser front end.
+//! - [`cli`]: the `evalearn` command line.
+//!
+//! `examples/` shows the library used from outside: a game (`connect_four.rs`) and a
+//! learner (`custom_learner.rs`) that evalearn does not ship.
 
 pub mod accuracy;
 pub mod arena;

@@ -8,10 +8,10 @@ pub mod board;
 pub mod commands;
 pub mod egdb;
 pub mod encoding;
+mod evaluators;
 pub mod features;
 pub mod hub;
 mod learning;
-mod material;
 mod movegen;
 mod notation;
 mod pack;
@@ -22,7 +22,7 @@ pub mod treestats;
 mod web;
 
 pub use board::{Dir, Square, Squares};
-pub use material::{KING, MAN, Material};
+pub use evaluators::{KING, MAN, Material};
 pub use notation::{FenError, MoveError};
 pub use pack::{PackedMove, PackedPosition};
 

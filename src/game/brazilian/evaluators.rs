@@ -1,4 +1,5 @@
-//! The material evaluator of Beling's master's thesis (listing 6.2): a man counts 1, a king 3.
+//! The hand-made evaluator of Brazilian draughts: material, as in Beling's master's thesis
+//! (listing 6.2): a man counts 1, a king 3.
 
 use crate::eval::Evaluator;
 use crate::game::Game;
