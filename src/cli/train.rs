@@ -21,7 +21,8 @@ use crate::io::dataset::Dataset;
 use crate::io::model::checksum;
 use crate::learn::config::TrainConfig;
 use crate::learn::train::{
-    MetricsLine, RecordedGames, Stage, Start, TrainOptions, next_split_iteration, train,
+    MetricsLine, RecordedGames, Stage, StageSeconds, Start, TrainOptions, TrainSummary,
+    next_split_iteration, train,
 };
 
 #[derive(Args, Debug)]
@@ -248,6 +249,7 @@ pub(super) fn train_game<G: CliGame>(
         config.beside_model("metrics.jsonl").display(),
         config.beside_model("curve.svg").display()
     );
+    print_time(&summary);
     if summary.interrupted {
         // With a dataset the checkpoint is taken up without --resume.
         let rest = match &args.from_dataset {
@@ -413,6 +415,23 @@ fn print_next_commands<G: CliGame>(config: &TrainConfig) {
     }
 }
 
+/// Where this session's time went: its stages' shares of the wall time, games and
+/// positions a second.
+fn print_time(summary: &TrainSummary) {
+    let wall = summary.session_seconds;
+    if summary.session_games == 0 || wall <= 0.0 {
+        return;
+    }
+    println!(
+        "time: {wall:.1} s: {}, start-up {:.0}% ({:.1} s); {:.1} games/s, {:.0} positions/s",
+        summary.stages.shares(wall),
+        100.0 * summary.other_seconds() / wall,
+        summary.other_seconds(),
+        summary.session_games as f64 / wall,
+        summary.session_positions as f64 / wall
+    );
+}
+
 /// The training's progress on stderr: a line for the whole run (iteration i/N, time
 /// left, games per second, last Elo) above the bar of the current stage on a terminal;
 /// otherwise a plain line as each stage starts and one after each iteration.
@@ -428,6 +447,8 @@ struct RunDisplay {
     session_iterations: u64,
     session: Instant,
     last_elo: Option<String>,
+    /// This session's seconds in each stage, from the metrics lines.
+    stages: StageSeconds,
     /// The stage in progress (or the last one).
     stage: Option<Stage>,
 }
@@ -459,6 +480,7 @@ impl RunDisplay {
             session_iterations: 0,
             session: Instant::now(),
             last_elo: None,
+            stages: StageSeconds::default(),
             stage: None,
         }
     }
@@ -493,6 +515,9 @@ impl RunDisplay {
         self.finished = finished;
         if let Some(line) = line {
             self.session_iterations += 1;
+            if let Some(stages) = &line.stages {
+                self.stages.add(stages);
+            }
             if let (Some(elo), Some(low), Some(high)) = (line.elo, line.elo_low, line.elo_high) {
                 self.last_elo = Some(format!("{elo:+.0} [{low:+.0}, {high:+.0}]"));
             }
@@ -511,6 +536,17 @@ impl RunDisplay {
         }
         if let Some(elo) = &self.last_elo {
             message.push_str(&format!(", last Elo {elo}"));
+        }
+        if self.stages.total() > 0.0 {
+            let total = self.stages.total();
+            let share = |s: f64| 100.0 * s / total;
+            message.push_str(&format!(
+                ", time in self-play {:.0}% · learning {:.0}% · evaluation {:.0}% · files {:.0}%",
+                share(self.stages.selfplay),
+                share(self.stages.learning),
+                share(self.stages.evaluation),
+                share(self.stages.writing)
+            ));
         }
         self.run.set_message(message.clone());
         if !self.terminal && line.is_some() {

@@ -6,6 +6,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::config::TrainConfig;
+use super::iteration::StageSeconds;
 use super::learner::{IterationReport, TrainGame};
 use super::train::RunState;
 use crate::accuracy::heldout::HeldOutFigures;
@@ -74,6 +75,9 @@ pub struct MetricsLine {
     pub held_out: Option<HeldOutFigures>,
     /// Training time so far, in seconds.
     pub elapsed_s: f64,
+    /// The seconds of this iteration's stages (absent in files of earlier versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stages: Option<StageSeconds>,
     /// Learner-specific figures, in words.
     pub detail: String,
 }
@@ -96,6 +100,7 @@ impl MetricsLine {
             elo_high: None,
             held_out: None,
             elapsed_s: 0.0,
+            stages: None,
             detail: report.detail,
         }
     }
@@ -138,7 +143,14 @@ pub(super) fn describe(line: &MetricsLine, iterations: u64, baseline: &str) -> S
             .collect();
         text.push_str(&format!(", held-out optimal moves {}", rates.join(", ")));
     }
-    text.push_str(&format!(", {:.0} s; {}", line.elapsed_s, line.detail));
+    text.push_str(&format!(", {:.0} s", line.elapsed_s));
+    if let Some(stages) = &line.stages {
+        text.push_str(&format!(
+            " (self-play {:.2} s, learning {:.2} s, evaluation {:.2} s, files {:.2} s)",
+            stages.selfplay, stages.learning, stages.evaluation, stages.writing
+        ));
+    }
+    text.push_str(&format!("; {}", line.detail));
     text
 }
 

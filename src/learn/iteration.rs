@@ -4,6 +4,9 @@
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
 
 use super::config::{SelfPlaySettings, TrainConfig};
 use super::controls::{PositionFilter, held_out};
@@ -38,6 +41,10 @@ pub struct Iteration<'a, G: TrainGame> {
     /// the learner must not learn from: [`Iteration::self_play`] puts them here, Samuel
     /// its own.
     pub held_out: Vec<DatasetGame<G>>,
+    /// Seconds spent playing the iteration's games ([`Iteration::self_play`] counts its
+    /// own; a learner that plays in its own way adds its time): the rest of the
+    /// learner's iteration is learning.
+    pub selfplay_seconds: f64,
 }
 
 /// Where an iteration's self-play games come from.
@@ -58,7 +65,10 @@ impl<G: TrainGame> Iteration<'_, G> {
         &mut self,
         evaluator: &AnyEvaluator<G>,
     ) -> Result<Option<Vec<DatasetGame<G>>>, String> {
-        let Some(games) = self.all_games(evaluator)? else {
+        let started = Instant::now();
+        let games = self.all_games(evaluator);
+        self.selfplay_seconds += started.elapsed().as_secs_f64();
+        let Some(games) = games? else {
             return Ok(None);
         };
         let (held, learned): (Vec<_>, Vec<_>) =
@@ -109,6 +119,48 @@ impl<G: TrainGame> Iteration<'_, G> {
         }
         games.sort_by_key(|g| g.index);
         Ok(Some(games))
+    }
+}
+
+/// Seconds a training iteration (or a run) spent in each stage.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StageSeconds {
+    /// Playing the self-play games (Samuel: with the learning during them).
+    pub selfplay: f64,
+    /// The learner's own work on the games: TD(λ) episodes, GLEM's mining and fitting,
+    /// Samuel's selection matches; the loss measures.
+    pub learning: f64,
+    /// The evaluation match, the held-out accuracy sample, the validation loss.
+    pub evaluation: f64,
+    /// Writing the run's files. In a metrics line: the model, the best model and the
+    /// curve (the line itself and the checkpoint are written after it).
+    pub writing: f64,
+}
+
+impl StageSeconds {
+    pub fn total(&self) -> f64 {
+        self.selfplay + self.learning + self.evaluation + self.writing
+    }
+
+    /// Adds `other`'s seconds to these.
+    pub fn add(&mut self, other: &StageSeconds) {
+        self.selfplay += other.selfplay;
+        self.learning += other.learning;
+        self.evaluation += other.evaluation;
+        self.writing += other.writing;
+    }
+
+    /// The stages as shares of `wall` seconds, in words (`self-play 78% (90.7 s), …`).
+    pub fn shares(&self, wall: f64) -> String {
+        let part =
+            |name: &str, s: f64| format!("{name} {:.0}% ({s:.1} s)", 100.0 * s / wall.max(1e-9));
+        [
+            part("self-play", self.selfplay),
+            part("learning", self.learning),
+            part("evaluation", self.evaluation),
+            part("files", self.writing),
+        ]
+        .join(", ")
     }
 }
 

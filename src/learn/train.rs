@@ -22,7 +22,7 @@ use super::config::TrainConfig;
 pub use super::files::{CHECKPOINT_KIND, Checkpoint, MetricsLine};
 use super::files::{Metrics, describe, read_checkpoint, write_checkpoint};
 use super::iteration::exploration;
-pub use super::iteration::{GameSource, Iteration, Stage};
+pub use super::iteration::{GameSource, Iteration, Stage, StageSeconds};
 use super::learner::{Learner, LearnerKind, TrainGame, find_learner};
 use super::plot::{CurvePoint, learning_curve_svg};
 pub use super::shard::{RecordedGames, ShardPlan, next_split_iteration, plan_shard};
@@ -86,9 +86,24 @@ pub struct TrainSummary {
     pub iterations: u64,
     pub games: u64,
     pub positions: u64,
+    /// Training time of all sessions.
     pub seconds: f64,
     pub interrupted: bool,
     pub last: Option<MetricsLine>,
+    /// This session: its wall time, the games and positions it played and learned, the
+    /// seconds of its stages (the rest of its time, [`TrainSummary::other_seconds`], went
+    /// to starting up: openings, the held-out sample, the checkpoint read).
+    pub session_seconds: f64,
+    pub session_games: u64,
+    pub session_positions: u64,
+    pub stages: StageSeconds,
+}
+
+impl TrainSummary {
+    /// The session's seconds outside the stages.
+    pub fn other_seconds(&self) -> f64 {
+        (self.session_seconds - self.stages.total()).max(0.0)
+    }
 }
 
 /// A run between iterations: what its checkpoint holds, with the learner alive.
@@ -208,6 +223,7 @@ pub fn train<G: TrainGame>(
         kind,
         options.log,
     )?;
+    let (games_before, positions_before) = (state.games, state.positions);
     run.held_out = held_out_sample(variant, config, options.tablebase.as_ref(), options.log);
     let mut metrics = Metrics::read(&run.metrics_path, state.iteration)?;
     run.seconds_before = state.seconds;
@@ -249,6 +265,10 @@ pub fn train<G: TrainGame>(
         seconds: state.seconds,
         interrupted,
         last: metrics.last,
+        session_seconds: run.session.elapsed().as_secs_f64(),
+        session_games: state.games - games_before,
+        session_positions: state.positions - positions_before,
+        stages: *run.stages.borrow(),
     })
 }
 
@@ -270,6 +290,8 @@ struct Run<'a, G: TrainGame> {
     /// When this session started, and the training time of the sessions before.
     session: Instant,
     seconds_before: f64,
+    /// This session's seconds in each stage.
+    stages: std::cell::RefCell<StageSeconds>,
 }
 
 impl<'a, G: TrainGame> Run<'a, G> {
@@ -305,6 +327,7 @@ impl<'a, G: TrainGame> Run<'a, G> {
             held_out: None,
             session: Instant::now(),
             seconds_before: 0.0,
+            stages: Default::default(),
         })
     }
 
@@ -339,10 +362,16 @@ impl<'a, G: TrainGame> Run<'a, G> {
             tablebase: options.tablebase.clone(),
             progress: &mut *options.progress,
             held_out: Vec::new(),
+            selfplay_seconds: 0.0,
         };
+        let mut stages = StageSeconds::default();
+        let started = Instant::now();
         let Some(result) = learner.iterate(&mut iteration)? else {
             return Ok(Step::Interrupted);
         };
+        stages.selfplay = iteration.selfplay_seconds;
+        stages.learning = started.elapsed().as_secs_f64() - stages.selfplay;
+        let started = Instant::now();
         let mut validation = state.validation.clone();
         let val_loss = self.validate(learner.as_ref(), &mut validation, &iteration);
         drop(iteration);
@@ -355,6 +384,7 @@ impl<'a, G: TrainGame> Run<'a, G> {
                 None => return Ok(Step::Interrupted),
             },
         };
+        stages.evaluation = started.elapsed().as_secs_f64();
         state.learner = learner;
         state.iteration += 1;
         state.games += result.games;
@@ -368,13 +398,22 @@ impl<'a, G: TrainGame> Run<'a, G> {
         let mut line = MetricsLine::new(state, result);
         line.val_loss = val_loss;
         if let Some(estimate) = estimate {
-            self.record_evaluation(state, &mut line, &estimate)?;
+            let started = Instant::now();
+            line.record_evaluation(&estimate);
+            self.measure_held_out(state, &mut line, &estimate);
+            stages.evaluation += started.elapsed().as_secs_f64();
         }
         // Model, metrics and checkpoint all tell of the iteration just finished.
+        let started = Instant::now();
+        if estimate.is_some() {
+            self.draw_curve(&state.curve, &state.held_out_curve)?;
+        }
         self.save_model(state)?;
         if improved && config.training.keep_best {
             self.save_best(state)?;
         }
+        stages.writing = started.elapsed().as_secs_f64();
+        line.stages = Some(stages);
         state.seconds = self.elapsed();
         line.elapsed_s = state.seconds;
         (options.log)(&describe(&line, config.budget.iterations, self.baseline));
@@ -382,19 +421,21 @@ impl<'a, G: TrainGame> Run<'a, G> {
         metrics.write(&self.metrics_path)?;
         let checkpoint = state.checkpoint(self.kind.name());
         write_checkpoint(&self.checkpoint_path, &self.game, &checkpoint, config)?;
+        // The run's own sums count the metrics and checkpoint files too.
+        stages.writing += started.elapsed().as_secs_f64() - stages.writing;
+        self.stages.borrow_mut().add(&stages);
         (options.on_iteration)(state.iteration, metrics.last.as_ref());
         Ok(Step::Done(self.early_stop(state)))
     }
 
-    /// Adds an evaluation to the metrics line and the curves (with the held-out sample's
-    /// figures, when the run has one) and redraws the curve.
-    fn record_evaluation(
+    /// Adds the evaluation of `line` to the curve, with the held-out sample's figures
+    /// when the run has one.
+    fn measure_held_out(
         &self,
         state: &mut RunState<G>,
         line: &mut MetricsLine,
         estimate: &Estimate,
-    ) -> Result<(), String> {
-        line.record_evaluation(estimate);
+    ) {
         if let Some(sample) = &self.held_out {
             let figures = sample.measure(&state.learner.evaluator());
             if let Some(rate) = figures.optimal_move_rate(CURVE_HELD_OUT_DEPTH) {
@@ -408,7 +449,6 @@ impl<'a, G: TrainGame> Run<'a, G> {
             estimate.elo_low,
             estimate.elo_high,
         ));
-        self.draw_curve(&state.curve, &state.held_out_curve)
     }
 
     /// Where the games of the iteration starting at `first_game` come from: played, or

@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 use rayon::prelude::*;
 
 use super::super::controls::PositionFilter;
-use super::trie::{AtomPath, CHUNK, Trie, TrieBuilder, content_mask};
+use super::trie::{AtomPath, CHUNK, TrieBuilder, content_mask};
 use crate::eval::glem::{Atoms, Configuration, DEFAULT_SCALE, GlemModel, MAX_SLOTS, logistic};
 use crate::game::{ExactValue, Game};
 use crate::io::dataset::DatasetGame;
@@ -406,11 +406,10 @@ fn sum_phases(by_task: &[Vec<f64>], regions: usize, phases: usize) -> Vec<Vec<f6
 
 /// Samples prepared for a model. Many samples share the contents of a region (24× on
 /// self-play data: 54,891 distinct (phase, region, contents) for 94,074 samples × 14
-/// regions), so the configurations active for each distinct contents are walked once
-/// per pass and samples only index the partial sums.
+/// regions), so the configurations active for each distinct contents are found once per
+/// fit (a walk of the region's trie) and samples only index the partial sums.
 struct Fitter {
     regions: usize,
-    tries: Vec<Trie>,
     /// Global configuration index of each region's local configuration.
     globals: Vec<Vec<u32>>,
     /// Distinct contents ([`content_mask`]) of each task (phase-major (phase, region)),
@@ -422,6 +421,12 @@ struct Fitter {
     targets: Vec<f32>,
     /// Sample indices of each phase, in order.
     by_phase: Vec<Vec<u32>>,
+    /// Per task, the local configurations active for each distinct contents, in the
+    /// trie's walk order (so sums over them add in the same order as the walk):
+    /// contents `d` has `active[task][offsets[task][d]..offsets[task][d + 1]]`.
+    /// Walked once here instead of twice per epoch.
+    offsets: Vec<Vec<u32>>,
+    active: Vec<Vec<u32>>,
 }
 
 impl Fitter {
@@ -501,16 +506,40 @@ impl Fitter {
             }
             distinct.push(d);
         }
+        let lists: Vec<(Vec<u32>, Vec<u32>)> = distinct
+            .par_iter()
+            .enumerate()
+            .map(|(task, contents)| {
+                let trie = &tries[task % r];
+                let mut offsets = Vec::with_capacity(contents.len() + 1);
+                let mut active = Vec::new();
+                offsets.push(0);
+                for &content in contents {
+                    trie.for_each_active(content, &mut |c| active.push(c));
+                    offsets.push(active.len() as u32);
+                }
+                (offsets, active)
+            })
+            .collect();
+        let (offsets, active) = lists.into_iter().unzip();
         Fitter {
             regions: r,
-            tries,
             globals,
             distinct,
             ids,
             phase,
             targets: Vec::new(),
             by_phase,
+            offsets,
+            active,
         }
+    }
+
+    /// The local configurations active for distinct contents `d` of `task`.
+    #[inline]
+    fn active_of(&self, task: usize, d: usize) -> &[u32] {
+        let o = &self.offsets[task];
+        &self.active[task][o[d] as usize..o[d + 1] as usize]
     }
 
     /// The model's weights by task in local order, as f64.
@@ -543,13 +572,13 @@ impl Fitter {
             .par_iter()
             .enumerate()
             .map(|(task, distinct)| {
-                let trie = &self.tries[task % r];
                 let weights = &w[task];
-                distinct
-                    .iter()
-                    .map(|&content| {
+                (0..distinct.len())
+                    .map(|d| {
                         let mut x = 0.0;
-                        trie.for_each_active(content, &mut |c| x += weights[c as usize]);
+                        for &c in self.active_of(task, d) {
+                            x += weights[c as usize];
+                        }
                         x
                     })
                     .collect()
@@ -622,11 +651,12 @@ impl Fitter {
                 for &i in &self.by_phase[p] {
                     acc[self.ids[i as usize * r + region] as usize] += value(i as usize);
                 }
-                let trie = &self.tries[region];
                 let mut g = vec![0.0; self.globals[region].len()];
-                for (&content, &a) in distinct.iter().zip(&acc) {
+                for (d, &a) in acc.iter().enumerate().take(distinct.len()) {
                     if a != 0.0 {
-                        trie.for_each_active(content, &mut |c| g[c as usize] += a);
+                        for &c in self.active_of(task, d) {
+                            g[c as usize] += a;
+                        }
                     }
                 }
                 g

@@ -2,6 +2,8 @@
 //! and the selection matches that keep the model.
 
 use std::sync::Arc;
+
+use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::rule::{
@@ -38,6 +40,8 @@ pub struct SamuelReport {
     pub replaced: Vec<(usize, usize)>,
     /// Selection-match scores of A in this iteration.
     pub selections: Vec<f64>,
+    /// Seconds the selection matches took (the rest went to the games and learning).
+    pub selection_seconds: f64,
 }
 
 /// Self-play settings of a Samuel iteration.
@@ -96,28 +100,32 @@ pub fn selection_score<G: Features>(
         exploration: None,
         ..play.rules()
     };
-    let mut total = 0.0;
-    for index in 0..settings.select_games {
-        // Fresh searchers each game: the score depends on the weights alone.
-        let mut candidate = play.searcher(weights);
-        let mut other = play.searcher(opponent);
-        let a_side = if index.is_multiple_of(2) {
-            Side::First
-        } else {
-            Side::Second
-        };
-        let opening = play.openings[((index / 2) % play.openings.len() as u64) as usize];
-        let mut rng = rng::stream(play.seed ^ SELECTION_STREAM, index);
-        let game = play_engine_game(index, opening, rules(), &mut rng, |record, _| {
-            if record.position().side_to_move() == a_side {
-                candidate.search(record, &limits, |_| {})
+    // The games are independent (fresh searchers, their own random streams): played in
+    // parallel, their scores summed in game order.
+    let scores: Vec<f64> = (0..settings.select_games)
+        .into_par_iter()
+        .map(|index| {
+            // Fresh searchers each game: the score depends on the weights alone.
+            let mut candidate = play.searcher(weights);
+            let mut other = play.searcher(opponent);
+            let a_side = if index.is_multiple_of(2) {
+                Side::First
             } else {
-                other.search(record, &limits, |_| {})
-            }
-        });
-        total += score(game.outcome, a_side);
-    }
-    total / settings.select_games.max(1) as f64
+                Side::Second
+            };
+            let opening = play.openings[((index / 2) % play.openings.len() as u64) as usize];
+            let mut rng = rng::stream(play.seed ^ SELECTION_STREAM, index);
+            let game = play_engine_game(index, opening, rules(), &mut rng, |record, _| {
+                if record.position().side_to_move() == a_side {
+                    candidate.search(record, &limits, |_| {})
+                } else {
+                    other.search(record, &limits, |_| {})
+                }
+            });
+            score(game.outcome, a_side)
+        })
+        .collect();
+    scores.iter().sum::<f64>() / settings.select_games.max(1) as f64
 }
 
 /// The selection after `played` games: A's weights play their match (against the anchor
@@ -377,9 +385,11 @@ fn after_iteration_game<G: Features>(
     if zeroed || due(settings.replace_every) {
         *players.a.evaluator_mut() = linear_evaluator(&state.a);
     }
-    if due(settings.select_every)
-        && let Some(score) = select(state, settings, play, played)
-    {
-        report.selections.push(score);
+    if due(settings.select_every) {
+        let started = std::time::Instant::now();
+        if let Some(score) = select(state, settings, play, played) {
+            report.selections.push(score);
+        }
+        report.selection_seconds += started.elapsed().as_secs_f64();
     }
 }

@@ -420,6 +420,7 @@ impl<G: TrainGame + Features> Learner<G> for SamuelLearner<G> {
         let mut done = 0;
         let progress = &mut it.progress;
         progress(Stage::SelfPlay, 0, games);
+        let started = std::time::Instant::now();
         let report = iteration(
             &mut self.state,
             &self.settings,
@@ -434,6 +435,10 @@ impl<G: TrainGame + Features> Learner<G> for SamuelLearner<G> {
             },
         );
         it.held_out = std::mem::take(&mut controls.held_games);
+        // Samuel learns during its games: they and the learning count as self-play, the
+        // selection matches as learning.
+        let selection = report.as_ref().map_or(0.0, |r| r.selection_seconds);
+        it.selfplay_seconds += started.elapsed().as_secs_f64() - selection;
         Ok(report.map(|r| IterationReport {
             games: r.games,
             positions: r.positions,

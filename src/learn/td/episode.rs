@@ -1,7 +1,8 @@
 //! The TD(λ) learning rule at the principal-variation leaves of a game (TD-Leaf), and
 //! the learning steps of a self-play game.
 
-use super::mlp::{Mlp, MlpGradient, result_for_first};
+use super::flat::{self, EpisodeFigures, FlatNet, Scratch};
+use super::mlp::{Mlp, result_for_first};
 use crate::eval::td::{self, Inputs, sigmoid};
 use crate::game::Side;
 use crate::io::dataset::DatasetGame;
@@ -20,28 +21,6 @@ pub struct TdReport {
     /// `Z − Y_n` before the final update: how far the prediction at the last leaf was
     /// from the result.
     pub final_error: f32,
-}
-
-/// The prediction of the result from the first player's side at a TD-Leaf leaf, with its gradient:
-/// [`Mlp::first_view_gradient`], except at a leaf without legal moves (a game end the
-/// search saw), whose value is the known result (the side to move has lost) and does not
-/// depend on the weights (`None`: zero gradient).
-pub(super) fn leaf_prediction<G: Inputs>(mlp: &Mlp<G>, leaf: &G) -> (f32, Option<MlpGradient>) {
-    if leaf.has_legal_move() {
-        let (y, g) = mlp.first_view_gradient(leaf);
-        (y, Some(g))
-    } else {
-        (result_for_first(leaf.outcome_without_moves()), None)
-    }
-}
-
-/// [`leaf_prediction`] without the gradient.
-pub(super) fn leaf_value<G: Inputs>(mlp: &Mlp<G>, leaf: &G) -> f32 {
-    if leaf.has_legal_move() {
-        mlp.first_view(leaf)
-    } else {
-        result_for_first(leaf.outcome_without_moves())
-    }
 }
 
 /// Trains `mlp` on one game by TD(λ) at the principal-variation leaves (TD-Leaf).
@@ -99,6 +78,31 @@ pub fn td_lambda_episode_blended<G: Inputs>(
     lambda: f32,
     alpha: f32,
 ) -> TdReport {
+    check_episode(leaves, searched, weight, result_for_first, lambda, alpha);
+    let mut net = FlatNet::from_weights(&mlp.weights(), G::INPUTS);
+    let figures = flat::episode(
+        &mut net,
+        leaves,
+        searched,
+        weight,
+        result_for_first,
+        lambda,
+        alpha,
+        &mut Scratch::new(),
+    );
+    *mlp = Mlp::from_weights(&net.to_weights(G::INPUT_SET_ID)).expect("the same network");
+    TdReport::of(&figures)
+}
+
+/// Panics on arguments outside the rule's domain (see [`td_lambda_episode`]).
+pub(super) fn check_episode<G>(
+    leaves: &[G],
+    searched: &[f32],
+    weight: f32,
+    result_for_first: f32,
+    lambda: f32,
+    alpha: f32,
+) {
     assert!(
         weight == 0.0 || searched.len() == leaves.len(),
         "{} search values for {} leaves",
@@ -117,43 +121,18 @@ pub fn td_lambda_episode_blended<G: Inputs>(
         (0.0..=1.0).contains(&result_for_first),
         "result {result_for_first} outside [0, 1]"
     );
-    let Some(first) = leaves.first() else {
-        return TdReport::default();
-    };
-    let mut trace = MlpGradient::zeros(mlp.hidden(), G::INPUTS, mlp.phases());
-    let (mut y, mut grad) = leaf_prediction(mlp, first);
-    let mut report = TdReport {
-        steps: leaves.len(),
-        first_prediction: y,
-        ..TdReport::default()
-    };
-    let mut squared_sum = 0.0f64;
-    for t in 0..leaves.len() {
-        // Here `y` and `grad` are Y and ∇Y of leaves[t] at the current weights.
-        match &grad {
-            Some(g) => trace.decay_and_add(lambda, g),
-            None => trace.scale(lambda),
-        }
-        let next = leaves.get(t + 1);
-        let mut target = match next {
-            Some(leaf) => leaf_value(mlp, leaf),
-            None => result_for_first,
-        };
-        if let Some(&s) = searched.get(t).filter(|_| weight > 0.0) {
-            target = (1.0 - weight) * target + weight * s;
-        }
-        let delta = target - y;
-        squared_sum += f64::from(delta).powi(2);
-        if delta != 0.0 {
-            mlp.add_scaled(&trace, alpha * delta);
-        }
-        match next {
-            Some(leaf) => (y, grad) = leaf_prediction(mlp, leaf),
-            None => report.final_error = delta,
+}
+
+impl TdReport {
+    /// The report of an episode's figures.
+    pub(super) fn of(figures: &EpisodeFigures) -> TdReport {
+        TdReport {
+            steps: figures.steps,
+            mean_squared_td_error: (figures.squared / figures.steps.max(1) as f64) as f32,
+            first_prediction: figures.first_prediction,
+            final_error: figures.final_error,
         }
     }
-    report.mean_squared_td_error = (squared_sum / leaves.len() as f64) as f32;
-    report
 }
 
 /// One game's TD(λ) learning steps: the principal-variation leaves of the positions the

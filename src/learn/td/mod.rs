@@ -20,6 +20,7 @@
 //!
 
 mod episode;
+mod flat;
 mod mlp;
 #[cfg(test)]
 mod tests;
@@ -44,6 +45,7 @@ use crate::eval::td::{self, Inputs, MAX_PHASES, MlpWeights, TdEvaluator};
 use crate::io::dataset::DatasetGame;
 use crate::io::model::{ModelError, ModelHeader, from_bytes, save_model, to_bytes};
 use episode::loss_targets;
+use flat::{FlatNet, Scratch};
 
 /// `[td]`: TD(λ) (Beling's master's thesis, ch. 5.4): a multilayer perceptron trained
 /// on the principal-variation leaves.
@@ -222,35 +224,41 @@ impl<G: TrainGame + Inputs> Learner<G> for TdLearner<G> {
         let settings = &self.settings;
         let tablebase = it.tablebase.clone();
         let filter = PositionFilter::new(it.config, tablebase.as_deref());
-        let mut mlp =
-            Mlp::<G>::from_weights(&self.state.weights).expect("learner weights are valid");
-        let targets = loss_targets(&games, &filter);
-        let loss_before = loss(&mlp, &targets) as f64;
+        let mut net = FlatNet::from_weights(&self.state.weights, G::INPUTS);
+        let steps: Vec<(Steps<G>, f32)> = games
+            .iter()
+            .map(|g| (Steps::of(g, &filter), result_for_first(g.outcome)))
+            .collect();
+        let targets: Vec<(G, f32)> = steps
+            .iter()
+            .flat_map(|(s, result)| s.leaves.iter().map(move |&leaf| (leaf, *result)))
+            .collect();
+        let loss_before = flat::loss(&net, &targets);
         let rate = it.rate_factor();
-        let alpha = settings.alpha * rate;
+        let alpha = (settings.alpha * rate) as f32;
         let weight = it.search_weight(0.0) as f32;
-        let mut squared = 0.0;
-        let mut steps = 0;
+        let mut scratch = Scratch::new();
+        let (mut squared, mut count) = (0.0, 0);
         (it.progress)(Stage::Episodes, 0, games.len() as u64);
-        for (done, game) in games.iter().enumerate() {
+        for (done, (game, result)) in steps.iter().enumerate() {
             if it.stop.load(Ordering::SeqCst) {
                 return Ok(None);
             }
-            let game_steps = Steps::of(game, &filter);
-            let report = td_lambda_episode_blended(
-                &mut mlp,
-                &game_steps.leaves,
-                &game_steps.searched,
+            let episode = flat::episode(
+                &mut net,
+                &game.leaves,
+                &game.searched,
                 weight,
-                result_for_first(game.outcome),
+                *result,
                 settings.lambda as f32,
-                alpha as f32,
+                alpha,
+                &mut scratch,
             );
-            squared += report.mean_squared_td_error as f64 * report.steps as f64;
-            steps += report.steps;
+            squared += episode.squared;
+            count += episode.steps;
             (it.progress)(Stage::Episodes, done as u64 + 1, games.len() as u64);
         }
-        self.state.weights = mlp.weights();
+        self.state.weights = net.to_weights(G::INPUT_SET_ID);
         let at_alpha = if rate == 1.0 {
             String::new()
         } else {
@@ -258,19 +266,19 @@ impl<G: TrainGame + Inputs> Learner<G> for TdLearner<G> {
         };
         Ok(Some(IterationReport {
             games: games.len() as u64,
-            positions: steps as u64,
+            positions: count as u64,
             loss_before,
-            loss: loss(&mlp, &targets) as f64,
+            loss: flat::loss(&net, &targets),
             detail: format!(
-                "{steps} TD(λ) steps{at_alpha}, mean squared temporal difference {:.5}",
-                squared / steps.max(1) as f64
+                "{count} TD(λ) steps{at_alpha}, mean squared temporal difference {:.5}",
+                squared / count.max(1) as f64
             ),
         }))
     }
 
     fn validation_loss(&self, games: &[DatasetGame<G>], it: &Iteration<'_, G>) -> f64 {
-        let mlp = Mlp::<G>::from_weights(&self.state.weights).expect("learner weights are valid");
-        loss(&mlp, &loss_targets(games, &it.position_filter())) as f64
+        let net = FlatNet::from_weights(&self.state.weights, G::INPUTS);
+        flat::loss(&net, &loss_targets(games, &it.position_filter()))
     }
 
     fn evaluator(&self) -> AnyEvaluator<G> {

@@ -1,4 +1,3 @@
-use super::episode::{leaf_prediction, leaf_value};
 use super::*;
 use crate::eval::td::sigmoid;
 use crate::eval::td::{active_inputs, centi_units, exp};
@@ -435,9 +434,13 @@ fn terminal_leaves_have_the_known_value() {
     let lost_black = pos("B:W21,K30:B");
     assert!(!lost_white.has_legal_move() && !lost_black.has_legal_move());
     let mlp = Mlp::<Brazilian>::new_random(4, 1);
-    assert_eq!(leaf_value(&mlp, &lost_white), 0.0);
-    assert_eq!(leaf_value(&mlp, &lost_black), 1.0);
-    assert!(leaf_prediction(&mlp, &lost_black).1.is_none());
+    // A known value is the prediction, and has no gradient: nothing moves.
+    for (leaf, value) in [(lost_white, 0.0), (lost_black, 1.0)] {
+        let mut trained = mlp.clone();
+        let report = td_lambda_episode(&mut trained, &[leaf], 1.0 - value, 0.7, 0.5);
+        assert_eq!(report.first_prediction, value);
+        assert_eq!(trained, mlp);
+    }
     // An episode that is all known values, ending as they say, changes nothing.
     let mut trained = mlp.clone();
     let report = td_lambda_episode(&mut trained, &[lost_black, lost_black], 1.0, 0.7, 0.5);

@@ -1,0 +1,379 @@
+//! The network as the learner trains it: flat `f32` weights laid out for the loops, so a
+//! learning step costs what the position's ~25 active inputs cost, not the whole first
+//! layer, and allocates nothing.
+//!
+//! `W1` is kept input-major (row `i` holds the weights out of input `i`): a position's
+//! first layer is the sum of its active rows, and its first-layer gradient touches only
+//! those rows. Converting to and from [`MlpWeights`] is a transposition, exact.
+//!
+//! The eligibility trace is kept scaled, `e = c·ẽ`: decaying it multiplies the number
+//! `c` by λ instead of every weight (`ẽ` is renormalised when `c` gets small), so a step
+//! passes over the weights once, for the update.
+
+use rayon::prelude::*;
+
+use super::mlp::result_for_first;
+use crate::eval::td::{Inputs, MAX_ACTIVE, MAX_HIDDEN, MlpWeights, sigmoid};
+use crate::game::Side;
+
+/// Below this the trace's scale is folded into its weights.
+const MIN_TRACE_SCALE: f32 = 1e-10;
+
+/// The network, `W1` input-major.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlatNet {
+    hidden: usize,
+    inputs: usize,
+    /// `inputs × hidden`: row `i` holds the weights from input `i` to every hidden unit.
+    w1t: Vec<f32>,
+    b1: Vec<f32>,
+    /// `phases × hidden`: row φ is phase φ's head.
+    w2: Vec<f32>,
+    /// `phases`.
+    b2: Vec<f32>,
+}
+
+impl FlatNet {
+    /// The network of `weights` (already validated for a game of `inputs` inputs).
+    pub fn from_weights(weights: &MlpWeights, inputs: usize) -> FlatNet {
+        let h = weights.hidden;
+        let mut w1t = vec![0.0; inputs * h];
+        for j in 0..h {
+            for i in 0..inputs {
+                w1t[i * h + j] = weights.w1[j * inputs + i];
+            }
+        }
+        FlatNet {
+            hidden: h,
+            inputs,
+            w1t,
+            b1: weights.b1.clone(),
+            w2: weights.w2.clone(),
+            b2: weights.b2.clone(),
+        }
+    }
+
+    /// The model-file payload of this network, for input set `features`.
+    pub fn to_weights(&self, features: &str) -> MlpWeights {
+        let (h, n) = (self.hidden, self.inputs);
+        let mut w1 = vec![0.0; n * h];
+        for j in 0..h {
+            for i in 0..n {
+                w1[j * n + i] = self.w1t[i * h + j];
+            }
+        }
+        MlpWeights {
+            features: features.to_string(),
+            hidden: h,
+            phases: self.phases(),
+            w1,
+            b1: self.b1.clone(),
+            w2: self.w2.clone(),
+            b2: self.b2.clone(),
+        }
+    }
+
+    fn phases(&self) -> usize {
+        self.b2.len()
+    }
+
+    /// All zero, the same shape.
+    pub fn zeros_like(&self) -> FlatNet {
+        FlatNet {
+            hidden: self.hidden,
+            inputs: self.inputs,
+            w1t: vec![0.0; self.w1t.len()],
+            b1: vec![0.0; self.b1.len()],
+            w2: vec![0.0; self.w2.len()],
+            b2: vec![0.0; self.b2.len()],
+        }
+    }
+
+    fn parts_mut(&mut self) -> [&mut [f32]; 4] {
+        [&mut self.w1t, &mut self.b1, &mut self.w2, &mut self.b2]
+    }
+
+    fn parts(&self) -> [&[f32]; 4] {
+        [&self.w1t, &self.b1, &self.w2, &self.b2]
+    }
+
+    /// `self ← self + s·other`, weight by weight.
+    fn scaled_add(&mut self, s: f32, other: &FlatNet) {
+        for (a, b) in self.parts_mut().into_iter().zip(other.parts()) {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x += s * y;
+            }
+        }
+    }
+
+    /// `self ← factor·self`.
+    fn scale(&mut self, factor: f32) {
+        for a in self.parts_mut() {
+            for x in a.iter_mut() {
+                *x *= factor;
+            }
+        }
+    }
+
+    fn fill_zero(&mut self) {
+        for a in self.parts_mut() {
+            a.fill(0.0);
+        }
+    }
+
+    fn phase_of<G: Inputs>(&self, pos: &G) -> usize {
+        match self.phases() {
+            1 => 0,
+            phases => pos.phase(phases).min(phases - 1),
+        }
+    }
+
+    /// The output (for the side to move) of a position with active inputs `active` in
+    /// phase `phase`; the hidden activations go to `h`.
+    #[inline]
+    fn forward(&self, active: &[u16], phase: usize, h: &mut [f32]) -> f32 {
+        let n = self.hidden;
+        h.copy_from_slice(&self.b1);
+        for &i in active {
+            let row = &self.w1t[i as usize * n..(i as usize + 1) * n];
+            for (a, w) in h.iter_mut().zip(row) {
+                *a += w;
+            }
+        }
+        for a in h.iter_mut() {
+            *a = sigmoid(*a);
+        }
+        sigmoid(dot(&self.w2[phase * n..(phase + 1) * n], h) + self.b2[phase])
+    }
+}
+
+/// `Σ a_i b_i` in 8 interleaved partial sums: a fixed order, so the same result on every
+/// machine (and a loop the compiler vectorises).
+#[inline]
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0.0f32; 8];
+    let chunks = a.len() / 8;
+    for c in 0..chunks {
+        for l in 0..8 {
+            acc[l] += a[c * 8 + l] * b[c * 8 + l];
+        }
+    }
+    let tail: f32 = (chunks * 8..a.len()).map(|k| a[k] * b[k]).sum();
+    ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail
+}
+
+/// A principal-variation leaf as the learner sees it: its active inputs and phase.
+struct Leaf {
+    active: [u16; MAX_ACTIVE],
+    count: usize,
+    phase: usize,
+    /// +1 if the first player is to move in the leaf, −1 if the second is; 0 for a leaf
+    /// without legal moves, whose value is known (`known`) and has no gradient.
+    sign: f32,
+    known: f32,
+}
+
+impl Leaf {
+    fn of<G: Inputs>(net: &FlatNet, pos: &G) -> Leaf {
+        let mut leaf = Leaf {
+            active: [0; MAX_ACTIVE],
+            count: 0,
+            phase: 0,
+            sign: 0.0,
+            known: 0.0,
+        };
+        if !pos.has_legal_move() {
+            leaf.known = result_for_first(pos.outcome_without_moves());
+            return leaf;
+        }
+        pos.for_each_input(|i| {
+            leaf.active[leaf.count] = i as u16;
+            leaf.count += 1;
+        });
+        leaf.phase = net.phase_of(pos);
+        leaf.sign = match pos.side_to_move() {
+            Side::First => 1.0,
+            Side::Second => -1.0,
+        };
+        leaf
+    }
+
+    fn active(&self) -> &[u16] {
+        &self.active[..self.count]
+    }
+
+    /// `Y` (the first player's view) at `net`, with the output `p` for the side to move;
+    /// the hidden activations go to `h`.
+    fn value(&self, net: &FlatNet, h: &mut [f32]) -> (f32, f32) {
+        if self.sign == 0.0 {
+            return (self.known, 0.0);
+        }
+        let p = net.forward(self.active(), self.phase, h);
+        (if self.sign > 0.0 { p } else { 1.0 - p }, p)
+    }
+
+    /// `out ← out + c·∇Y`, ∇Y at the weights that gave `p` and `h`.
+    fn add_gradient(&self, net: &FlatNet, p: f32, h: &[f32], c: f32, out: &mut FlatNet) {
+        if self.sign == 0.0 {
+            return;
+        }
+        let n = net.hidden;
+        let d = c * self.sign * p * (1.0 - p);
+        out.b2[self.phase] += d;
+        let w2 = &net.w2[self.phase * n..(self.phase + 1) * n];
+        let g2 = &mut out.w2[self.phase * n..(self.phase + 1) * n];
+        let mut gb1 = [0.0f32; MAX_HIDDEN];
+        let gb1 = &mut gb1[..n];
+        for j in 0..n {
+            g2[j] += d * h[j];
+            gb1[j] = d * w2[j] * h[j] * (1.0 - h[j]);
+        }
+        for (b, g) in out.b1.iter_mut().zip(gb1.iter()) {
+            *b += g;
+        }
+        for &i in self.active() {
+            let row = &mut out.w1t[i as usize * n..(i as usize + 1) * n];
+            for (w, g) in row.iter_mut().zip(gb1.iter()) {
+                *w += g;
+            }
+        }
+    }
+}
+
+/// Buffers a learner reuses from game to game: nothing is allocated per step.
+pub struct Scratch {
+    leaves: Vec<Leaf>,
+    h: Vec<f32>,
+    trace: Option<FlatNet>,
+}
+
+impl Scratch {
+    pub fn new() -> Scratch {
+        Scratch {
+            leaves: Vec::new(),
+            h: Vec::new(),
+            trace: None,
+        }
+    }
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// What one episode did (see [`super::TdReport`]).
+pub struct EpisodeFigures {
+    pub steps: usize,
+    pub squared: f64,
+    pub first_prediction: f32,
+    pub final_error: f32,
+}
+
+/// TD(λ) on one game's leaves, in the order and with the targets of
+/// [`super::td_lambda_episode_blended`] (which documents the rule), on `net`.
+#[allow(clippy::too_many_arguments)]
+pub fn episode<G: Inputs>(
+    net: &mut FlatNet,
+    leaves: &[G],
+    searched: &[f32],
+    weight: f32,
+    result: f32,
+    lambda: f32,
+    alpha: f32,
+    s: &mut Scratch,
+) -> EpisodeFigures {
+    let n = leaves.len();
+    let mut figures = EpisodeFigures {
+        steps: n,
+        squared: 0.0,
+        first_prediction: 0.0,
+        final_error: 0.0,
+    };
+    if n == 0 {
+        return figures;
+    }
+    let hn = net.hidden;
+    s.leaves.clear();
+    s.leaves
+        .extend(leaves.iter().map(|leaf| Leaf::of(net, leaf)));
+    s.h.resize(2 * hn, 0.0);
+    let (h, h_next) = s.h.split_at_mut(hn);
+    let trace = s.trace.get_or_insert_with(|| net.zeros_like());
+    if trace.w1t.len() != net.w1t.len() || trace.w2.len() != net.w2.len() {
+        *trace = net.zeros_like();
+    }
+    trace.fill_zero();
+    let mut c = 1.0f32;
+    let (mut y, mut p) = s.leaves[0].value(net, h);
+    figures.first_prediction = y;
+    for t in 0..n {
+        if t > 0 {
+            if lambda == 0.0 {
+                trace.fill_zero();
+                c = 1.0;
+            } else {
+                c *= lambda;
+                if c < MIN_TRACE_SCALE {
+                    trace.scale(c);
+                    c = 1.0;
+                }
+            }
+        }
+        s.leaves[t].add_gradient(net, p, h, 1.0 / c, trace);
+        let mut target = match t + 1 < n {
+            true => s.leaves[t + 1].value(net, h_next).0,
+            false => result,
+        };
+        if weight > 0.0 {
+            target = (1.0 - weight) * target + weight * searched[t];
+        }
+        let delta = target - y;
+        figures.squared += f64::from(delta).powi(2);
+        if t + 1 == n {
+            figures.final_error = delta;
+        }
+        if delta != 0.0 {
+            net.scaled_add(alpha * delta * c, trace);
+        }
+        if t + 1 < n {
+            (y, p) = s.leaves[t + 1].value(net, h);
+        }
+    }
+    figures
+}
+
+/// Mean squared error of the network's first-player predictions of `samples` (position,
+/// result for the first player; the network's value even where the game is over, as
+/// [`super::loss`] measures it), computed in parallel over fixed chunks summed in order:
+/// the same whatever the thread count. 0 for no samples.
+pub fn loss<G: Inputs>(net: &FlatNet, samples: &[(G, f32)]) -> f64 {
+    if samples.is_empty() {
+        return 0.0;
+    }
+    const CHUNK: usize = 1024;
+    let parts: Vec<f64> = samples
+        .par_chunks(CHUNK)
+        .map(|chunk| {
+            let mut h = [0.0f32; MAX_HIDDEN];
+            let mut active = [0u16; MAX_ACTIVE];
+            let mut sum = 0.0f64;
+            for (pos, target) in chunk {
+                let mut count = 0;
+                pos.for_each_input(|i| {
+                    active[count] = i as u16;
+                    count += 1;
+                });
+                let p = net.forward(&active[..count], net.phase_of(pos), &mut h[..net.hidden]);
+                let y = match pos.side_to_move() {
+                    Side::First => p,
+                    Side::Second => 1.0 - p,
+                };
+                sum += f64::from(y - target).powi(2);
+            }
+            sum
+        })
+        .collect();
+    parts.iter().sum::<f64>() / samples.len() as f64
+}
