@@ -132,7 +132,7 @@ impl Game for ConnectFour {
     }
 
     fn side_to_move(&self) -> Side {
-        if self.stones() % 2 == 0 {
+        if self.stones().is_multiple_of(2) {
             Side::First
         } else {
             Side::Second
@@ -322,13 +322,13 @@ impl Evaluator<ConnectFour> for Builtin {
             return 0;
         }
         let mut value = 0;
-        for column in 0..COLUMNS {
-            for row in 0..ROWS {
+        for (row, lines) in LINES_THROUGH.iter().enumerate() {
+            for (column, &through) in lines.iter().enumerate() {
                 let bit = ConnectFour::bit(column, row);
                 if pos.mine & bit != 0 {
-                    value += 10 * LINES_THROUGH[row][column];
+                    value += 10 * through;
                 } else if pos.all & bit != 0 {
-                    value -= 10 * LINES_THROUGH[row][column];
+                    value -= 10 * through;
                 }
             }
         }
@@ -449,7 +449,7 @@ pub fn train_and_match(dir: &Path, pairs: u64) -> Result<Vec<(&'static str, Matc
         &text,
         TrainOptions {
             start: Start::New,
-            recorded: None,
+            supply: None,
             stop: &stop,
             log: &mut |line| println!("{line}"),
             progress: &mut |_, _, _| {},

@@ -111,7 +111,7 @@ impl<G: TrainGame + Features> LearnerKind<G> for LeastSquares {
 /// Zero weights with every feature of the pool active (no term replacement here).
 fn all_active<G: Features>() -> LinearWeights {
     let mut weights = LinearWeights::zero::<G>();
-    weights.active.extend(weights.reserve.drain(..));
+    weights.active.append(&mut weights.reserve);
     weights
 }
 
@@ -187,11 +187,12 @@ impl<G: Features> Fit<G> {
             if a[col][col].abs() < 1e-12 {
                 continue;
             }
-            for row in 0..n {
-                if row != col {
-                    let factor = a[row][col] / a[col][col];
-                    for k in col..=n {
-                        a[row][k] -= factor * a[col][k];
+            let pivot_row = a[col].clone();
+            for (r, row) in a.iter_mut().enumerate() {
+                if r != col {
+                    let factor = row[col] / pivot_row[col];
+                    for (x, p) in row[col..].iter_mut().zip(&pivot_row[col..]) {
+                        *x -= factor * p;
                     }
                 }
             }
@@ -306,7 +307,7 @@ fn train_and_match(dir: &Path, pairs: u64) -> Result<MatchTally, String> {
         &text,
         TrainOptions {
             start: Start::New,
-            recorded: None,
+            supply: None,
             stop: &stop,
             log: &mut |line| println!("{line}"),
             progress: &mut |_, _, _| {},

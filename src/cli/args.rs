@@ -311,3 +311,19 @@ pub fn write_output(flag: &str, path: &Path, bytes: &[u8]) -> Result<(), CliErro
 pub fn counted(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
+
+/// This machine in words, for figures: the processor's name (Linux's
+/// `/proc/cpuinfo`) and the threads it runs at once.
+pub fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, name)| name.trim().to_string())
+        })
+        .unwrap_or_else(|| "an unknown processor".to_string());
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    format!("{cpu}, {threads} threads")
+}

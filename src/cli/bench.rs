@@ -1,12 +1,16 @@
 //! `evalearn bench`: the engine's speed and signature on each game's fixed positions.
 
+use std::path::PathBuf;
+
 use clap::Args;
 
 use super::args::{GameArg, load_evaluator, optional_eval};
+use super::bench_train::{TrainBench, default_threads};
 use super::games::{Games, Job};
 use super::{CliError, CliGame};
 use crate::eval::EvalGame;
 use crate::eval::spec::EvalSpec;
+use crate::learn::config::TrainConfig;
 use crate::search::bench;
 use crate::search::{MAX_PLY, format_score};
 
@@ -22,9 +26,36 @@ pub struct BenchArgs {
     /// the engine's signature
     #[arg(long)]
     eval: Option<String>,
+    /// Instead: how training scales with threads — the run of this config, cut to
+    /// `--iterations`, trained at each of `--threads` (docs/speed.md)
+    #[arg(long, conflicts_with_all = ["depth", "eval", "game"])]
+    train: Option<PathBuf>,
+    /// With --train: iterations of the cut-down run
+    #[arg(long, requires = "train", default_value_t = 100,
+          value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    iterations: u64,
+    /// With --train: thread counts, comma-separated (default: 1, 2, 4, … and the cores
+    /// there are)
+    #[arg(long, requires = "train", value_delimiter = ',',
+          value_parser = clap::value_parser!(u64).range(1..=4096))]
+    threads: Vec<u64>,
 }
 
 pub fn bench(games: &Games, args: BenchArgs) -> Result<(), CliError> {
+    if let Some(path) = &args.train {
+        let (config, text) = TrainConfig::read(path).map_err(|e| CliError::input(e.to_string()))?;
+        let game = super::train::config_game(games, path, &config)?;
+        let threads = match args.threads.is_empty() {
+            true => default_threads(),
+            false => args.threads.iter().map(|&n| n as usize).collect(),
+        };
+        let bench = TrainBench {
+            config: path.clone(),
+            iterations: args.iterations,
+            threads,
+        };
+        return games.run(&game, Job::BenchTrain(bench, Box::new(config), text));
+    }
     let (game, spec) = optional_eval(games, &args.game, args.eval.as_deref())?;
     games.run(&game, Job::Bench(args, spec))
 }

@@ -154,6 +154,7 @@ pub(crate) enum Job {
     Accuracy(Box<super::accuracy::AccuracyArgs>, EvalSpec),
     Analyse(super::analyse::AnalyseArgs, Option<EvalSpec>),
     Bench(super::bench::BenchArgs, Option<EvalSpec>),
+    BenchTrain(super::bench_train::TrainBench, Box<TrainConfig>, String),
     BookBuild(super::book::BuildArgs, EvalSpec),
     BookInfo(PathBuf),
     BookProbe(PathBuf, Option<String>),
@@ -193,6 +194,9 @@ impl Job {
             Job::Accuracy(args, spec) => accuracy::accuracy_of::<G>(variant, *args, spec),
             Job::Analyse(args, spec) => analyse::analyse_of::<G>(variant, args, spec),
             Job::Bench(args, spec) => bench::bench_of::<G>(variant, args, spec),
+            Job::BenchTrain(bench, config, text) => {
+                super::bench_train::bench_train::<G>(variant, bench, *config, text)
+            }
             Job::BookBuild(args, spec) => book::build_of::<G>(variant, args, spec),
             Job::BookInfo(path) => book::info_of::<G>(variant, &path),
             Job::BookProbe(path, position) => {

@@ -402,19 +402,16 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, CliError> {
     })
 }
 
+/// A side of the match with its book.
+type Contestant<G> = BookContender<G, MatchSide<G>>;
+
 /// Both sides, each with its book and its share of the endgame database.
 fn match_sides<G: CliGame>(
     variant: G::Variant,
     args: &MatchArgs,
     spec_a: &SideSpec,
     spec_b: &SideSpec,
-) -> Result<
-    (
-        BookContender<G, MatchSide<G>>,
-        BookContender<G, MatchSide<G>>,
-    ),
-    CliError,
-> {
+) -> Result<(Contestant<G>, Contestant<G>), CliError> {
     let tablebase = args.egdb.load::<G>()?;
     let for_side = |side: EgdbSides| {
         (args.egdb_for == EgdbSides::Both || args.egdb_for == side)

@@ -4,6 +4,7 @@ pub mod accuracy;
 mod analyse;
 pub mod args;
 mod bench;
+mod bench_train;
 mod book;
 pub mod egdb;
 mod games;

@@ -88,8 +88,18 @@ pub struct SelfPlayArgs {
     #[arg(long = "tt-mb", default_value_t = GAMES_TT_MIB, value_parser = clap::value_parser!(u64).range(1..=4096))]
     tt_mb: u64,
     /// The dataset to write
-    #[arg(long)]
-    out: PathBuf,
+    #[arg(long, required_unless_present = "worker")]
+    out: Option<PathBuf>,
+    /// With --config: be a worker of the run that `train --config CONFIG --workers DIR`
+    /// learns, playing the shards of its iterations as they are published in DIR until
+    /// the run is done (docs/cluster.md)
+    #[arg(long, value_name = "DIR", requires = "config",
+          conflicts_with_all = ["shard", "out", "record"])]
+    worker: Option<PathBuf>,
+    /// With --worker: its name in the claims of DIR (default: $SLURM_PROCID and the
+    /// process id)
+    #[arg(long, requires = "worker")]
+    worker_id: Option<String>,
     /// Also write the games to a game file (PDN for draughts, the .klh record
     /// for Kalah)
     #[arg(long, visible_alias = "pdn")]
@@ -126,7 +136,9 @@ enum DatasetCommand {
 }
 
 pub fn selfplay(games: &Games, args: SelfPlayArgs) -> Result<(), CliError> {
-    check_output("--out", &args.out)?;
+    if let Some(out) = &args.out {
+        check_output("--out", out)?;
+    }
     if let Some(path) = &args.record {
         check_output(typed_flag("--record", &["--pdn"]), path)?;
     }
@@ -217,10 +229,17 @@ pub(super) fn selfplay_of<G: CliGame>(
         book,
         player: spec.to_string(),
     };
-    play(variant, plan, &args.out, args.record.as_deref())
+    play(variant, plan, out_of(&args), args.record.as_deref())
 }
 
 /// `selfplay --config`: a shard of the next iteration of a training run.
+/// The dataset to write (clap requires it but with --worker).
+fn out_of(args: &SelfPlayArgs) -> &Path {
+    args.out
+        .as_deref()
+        .expect("--out is required but with --worker")
+}
+
 pub(super) fn selfplay_of_run<G: CliGame>(
     variant: G::Variant,
     args: SelfPlayArgs,
@@ -228,6 +247,9 @@ pub(super) fn selfplay_of_run<G: CliGame>(
     config: TrainConfig,
     text: String,
 ) -> Result<(), CliError> {
+    if let Some(dir) = &args.worker {
+        return worker::<G>(variant, &args, dir, &config, &text);
+    }
     let shard = Shard::parse(&args.shard).map_err(CliError::input)?;
     let run = plan_shard::<G>(variant, &config, &text, shard, args.threads)
         .map_err(|e| CliError::input(format!("--config {}: {e}", path.display())))?;
@@ -255,7 +277,7 @@ pub(super) fn selfplay_of_run<G: CliGame>(
         book: None,
         player: format!("{} iteration {iteration}", config.model.display()),
     };
-    play(variant, plan, &args.out, args.record.as_deref())
+    play(variant, plan, out_of(&args), args.record.as_deref())
 }
 
 /// Plays `plan` into the dataset `out` (and the game file `record`), with a progress bar
@@ -443,4 +465,48 @@ pub(super) fn dataset_of<G: CliGame>(
             Ok(())
         }
     }
+}
+
+/// `selfplay --config CONFIG --worker DIR`: plays the run's shards as its learner
+/// publishes them, until the run is done.
+fn worker<G: CliGame>(
+    variant: G::Variant,
+    args: &SelfPlayArgs,
+    dir: &Path,
+    config: &TrainConfig,
+    text: &str,
+) -> Result<(), CliError> {
+    let id = args
+        .worker_id
+        .clone()
+        .unwrap_or_else(|| match std::env::var("SLURM_PROCID") {
+            Ok(rank) => format!(
+                "task {rank} of job {}",
+                std::env::var("SLURM_JOB_ID").unwrap_or_default()
+            ),
+            Err(_) => format!("pid {}", std::process::id()),
+        });
+    let stop = interrupt::flag();
+    let tablebase = args.egdb.load::<G>()?;
+    println!("selfplay: worker {id} of the run in {}", dir.display());
+    let summary = crate::learn::cluster::work::<G>(
+        variant,
+        dir,
+        config,
+        text,
+        &id,
+        args.threads.unwrap_or(config.selfplay.threads),
+        tablebase,
+        &stop,
+        &mut |line| println!("{line}"),
+    )
+    .map_err(CliError::failure)?;
+    println!(
+        "selfplay: worker {id} played {} shards ({} games); {}",
+        summary.shards, summary.games, summary.ended
+    );
+    if interrupt::raised(&stop) {
+        return Err(interrupt::stopped("the worker was stopped"));
+    }
+    Ok(())
 }

@@ -18,10 +18,10 @@ use super::interrupt;
 use super::{CliError, CliGame};
 use crate::game::GameSpec;
 use crate::io::dataset::Dataset;
-use crate::io::model::checksum;
+use crate::learn::cluster::{Coordinator, round_key};
 use crate::learn::config::TrainConfig;
 use crate::learn::train::{
-    MetricsLine, RecordedGames, Stage, StageSeconds, Start, TrainOptions, TrainSummary,
+    GameSupply, MetricsLine, RecordedGames, Stage, StageSeconds, Start, TrainOptions, TrainSummary,
     next_split_iteration, train,
 };
 
@@ -41,8 +41,19 @@ pub struct TrainArgs {
     /// Learn from the games of this dataset (merged `selfplay --config --shard I/N`
     /// shards) instead of playing them: each iteration takes its games by number, from
     /// the checkpoint if there is one, while the dataset holds them (glem and td)
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "workers")]
     from_dataset: Option<PathBuf>,
+    /// Learn from games that workers (`selfplay --config CONFIG --worker DIR`, started
+    /// anywhere that sees DIR) play: each iteration is published in DIR and its shards
+    /// are learned as they arrive (glem and td; docs/cluster.md). A run already started
+    /// continues from its checkpoint
+    #[arg(long, value_name = "DIR")]
+    workers: Option<PathBuf>,
+    /// With --workers: shards each iteration is split into (at least the workers, for
+    /// the slowest to end with the others; at most the games)
+    #[arg(long, requires = "workers", default_value_t = 8,
+          value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    shards: u64,
     /// Worker threads of the fitting, the self-play games and the evaluation matches
     /// (default: the config's [selfplay] threads; 0: one per core); the results do not
     /// depend on it
@@ -53,7 +64,7 @@ pub struct TrainArgs {
     /// from, the endgame database); refuse with status 2 a bad config, a learner whose
     /// games cannot be played as shards (samuel) and a finished run (budget.iterations
     /// done, or budget.minutes of fitting time used)
-    #[arg(long, conflicts_with_all = ["resume", "restart", "from_dataset", "threads"])]
+    #[arg(long, conflicts_with_all = ["resume", "restart", "from_dataset", "threads", "workers"])]
     plan: bool,
     #[command(flatten)]
     egdb: EgdbOption,
@@ -74,6 +85,8 @@ pub fn train_from_scratch(
             resume: false,
             restart: false,
             from_dataset: None,
+            workers: None,
+            shards: 8,
             threads: None,
             plan: false,
             egdb: egdb.clone(),
@@ -139,20 +152,7 @@ pub(super) fn plan<G: CliGame>(
         Some(dir) => absolute(&dir)?.display().to_string(),
         None => "none".to_string(),
     };
-    // Shards played from one state and config are interchangeable; any change to either
-    // (a fit, a restart, an edit) makes another key.
-    let checkpoint = config.beside_model("ckpt");
-    let mut bytes = match std::fs::read(&checkpoint) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => {
-            return Err(CliError::failure(format!(
-                "cannot read {}: {e}",
-                checkpoint.display()
-            )));
-        }
-    };
-    bytes.extend_from_slice(text.as_bytes());
+    let key = round_key(config, text).map_err(CliError::failure)?;
     let budget = &config.budget;
     let next = state.iteration + 1;
     let left = budget.iterations - state.iteration;
@@ -176,7 +176,7 @@ pub(super) fn plan<G: CliGame>(
     );
     println!("next_iteration {next}");
     println!("rounds_left {left}");
-    println!("state {:016x}", checksum(&bytes));
+    println!("state {key:016x}");
     println!("egdb {egdb}");
     println!("model {}", model.display());
     Ok(())
@@ -204,9 +204,21 @@ pub(super) fn train_game<G: CliGame>(
             .map_or(String::new(), |m| format!(", at most {m} minutes"))
     );
     let tablebase = args.egdb.load::<G>()?;
-    let recorded = match &args.from_dataset {
+    let mut recorded = match &args.from_dataset {
         Some(path) => Some(recorded_games::<G>(variant, path)?),
         None => None,
+    };
+    let mut coordinator = match &args.workers {
+        Some(dir) => Some(
+            Coordinator::new(dir, &config, &text, &G::variant_name(variant), args.shards)
+                .map_err(CliError::failure)?,
+        ),
+        None => None,
+    };
+    let supply: Option<&mut dyn GameSupply<G>> = match (&mut recorded, &mut coordinator) {
+        (Some(recorded), _) => Some(recorded),
+        (None, Some(coordinator)) => Some(coordinator),
+        (None, None) => None,
     };
     let display = RefCell::new(RunDisplay::new(&config));
     // Lines go above the bars on a terminal, to stdout otherwise.
@@ -221,7 +233,7 @@ pub(super) fn train_game<G: CliGame>(
         &text,
         TrainOptions {
             start,
-            recorded,
+            supply,
             stop: &stop,
             log: &mut log,
             progress: &mut progress,
@@ -231,6 +243,13 @@ pub(super) fn train_game<G: CliGame>(
         },
     )
     .map_err(CliError::input)?;
+    if let Some(coordinator) = &coordinator
+        && !summary.interrupted
+    {
+        coordinator
+            .finish(&format!("{} iterations learned", summary.iterations))
+            .map_err(CliError::failure)?;
+    }
     let display = display.into_inner();
     display.finish();
     println!(
@@ -350,11 +369,12 @@ fn start_of(args: &TrainArgs, config: &TrainConfig) -> Result<Start, CliError> {
         return Ok(Start::New);
     }
     let checkpoint = config.beside_model("ckpt");
-    if args.from_dataset.is_some() && checkpoint.exists() {
+    let elsewhere = args.from_dataset.is_some() || args.workers.is_some();
+    if elsewhere && checkpoint.exists() {
         return Ok(Start::Continue);
     }
     if existing.is_empty() {
-        return Ok(if args.from_dataset.is_some() {
+        return Ok(if elsewhere {
             Start::Continue
         } else {
             Start::New

@@ -211,6 +211,9 @@ impl<G: EvalGame> Evaluator<G> for AnyEvaluator<G> {
     }
 }
 
+/// A model file's evaluator and header.
+pub type Loaded<G> = (Arc<dyn Evaluator<G>>, ModelHeader);
+
 /// A kind of model file (an evaluator family: `linear`, `glem`, `td`) as a game reads
 /// it: how the payload becomes an evaluator, and how `evalearn model info` describes it.
 /// Each family's module makes one for any game with its inputs (`kind::<G>()`); a game
@@ -219,7 +222,7 @@ pub struct ModelKind<G> {
     /// The kind as model files record it.
     pub kind: &'static str,
     /// Loads the file at `path` (of recorded game `game`) as an evaluator.
-    pub load: fn(&Path, &str) -> Result<(Arc<dyn Evaluator<G>>, ModelHeader), LoadError>,
+    pub load: fn(&Path, &str) -> Result<Loaded<G>, LoadError>,
     /// What the payload holds, in lines of text (checked as loading checks it).
     pub describe: fn(&Path, &str) -> Result<String, LoadError>,
 }

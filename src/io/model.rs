@@ -689,7 +689,7 @@ pub fn decode_model<T: serde::de::DeserializeOwned>(
 // Files.
 
 /// Reads a whole model file, refusing files over [`MAX_FILE_BYTES`] before reading them.
-fn read_capped(path: &Path) -> Result<Vec<u8>, ModelError> {
+pub fn read_capped(path: &Path) -> Result<Vec<u8>, ModelError> {
     // Size and contents come from one open handle: the path may be renamed over meanwhile.
     let file = File::open(path).map_err(|e| ModelError::io(path, e))?;
     let size = file.metadata().map_err(|e| ModelError::io(path, e))?.len();

@@ -10,6 +10,7 @@
 //! - [`files`]: checkpoints and metrics; [`shard`]: a run split across machines;
 //!   [`plot`]: the learning curve.
 
+pub mod cluster;
 pub mod config;
 pub mod controls;
 pub mod files;

@@ -109,10 +109,29 @@ pub fn plan_shard<G: TrainGame>(
     })
 }
 
+/// Where the games of the iterations to come are found when they are played elsewhere:
+/// a dataset recorded beforehand ([`RecordedGames`]), or workers playing them now
+/// ([`super::cluster::Coordinator`]).
+pub trait GameSupply<G: Game> {
+    /// The games `first..first + count` (one iteration's), sorted by number; `None` when
+    /// there are no more (said in `log`) or `stop` was raised.
+    fn take(
+        &mut self,
+        first: u64,
+        count: u64,
+        stop: &std::sync::atomic::AtomicBool,
+        log: &mut dyn FnMut(&str),
+    ) -> Result<Option<Vec<DatasetGame<G>>>, String>;
+
+    /// Whether the run's time budget applies (games recorded beforehand were played
+    /// within it, and are all learned).
+    fn timed(&self) -> bool;
+}
+
 /// Games played beforehand for the iterations to come (`train --from-dataset`): merged
 /// `selfplay --config` shards, or any dataset of the run's game.
 pub struct RecordedGames<G: Game> {
-    pub(super) path: PathBuf,
+    path: PathBuf,
     games: BTreeMap<u64, DatasetGame<G>>,
     /// Whether an iteration has taken games yet: the first one must find its games.
     taken: bool,
@@ -142,7 +161,7 @@ impl<G: Game> RecordedGames<G> {
     /// Takes games `first..first + count`, sorted; `None` when there is none of them
     /// after an earlier iteration took its games. Some but not all of them, or none for
     /// the first iteration, is an error naming what the dataset holds.
-    pub(super) fn take(
+    fn take_games(
         &mut self,
         first: u64,
         count: u64,
@@ -182,8 +201,33 @@ impl<G: Game> RecordedGames<G> {
     }
 }
 
+impl<G: Game> GameSupply<G> for RecordedGames<G> {
+    fn take(
+        &mut self,
+        first: u64,
+        count: u64,
+        _stop: &std::sync::atomic::AtomicBool,
+        log: &mut dyn FnMut(&str),
+    ) -> Result<Option<Vec<DatasetGame<G>>>, String> {
+        let games = self.take_games(first, count)?;
+        if games.is_none() {
+            log(&format!(
+                "{} holds no game of iteration {} (games {}): stopping",
+                self.path.display(),
+                first / count + 1,
+                span(first, count)
+            ));
+        }
+        Ok(games)
+    }
+
+    fn timed(&self) -> bool {
+        false
+    }
+}
+
 /// Games `first..first + count`, in words.
-pub(super) fn span(first: u64, count: u64) -> String {
+fn span(first: u64, count: u64) -> String {
     format!("{first}–{}", first + count - 1)
 }
 

@@ -25,8 +25,8 @@ use super::iteration::exploration;
 pub use super::iteration::{GameSource, Iteration, Stage, StageSeconds};
 use super::learner::{Learner, LearnerKind, TrainGame, find_learner};
 use super::plot::{CurvePoint, learning_curve_svg};
-pub use super::shard::{RecordedGames, ShardPlan, next_split_iteration, plan_shard};
-use super::shard::{require_games_played_elsewhere, span};
+use super::shard::require_games_played_elsewhere;
+pub use super::shard::{GameSupply, RecordedGames, ShardPlan, next_split_iteration, plan_shard};
 use crate::accuracy::heldout::{self, HeldOut};
 use crate::arena::interrupt::Interruptible;
 use crate::arena::matches::{MatchConfig, run_match};
@@ -50,8 +50,9 @@ const CURVE_HELD_OUT_DEPTH: u32 = heldout::DEPTHS[1];
 /// Options of a training run from the command line.
 pub struct TrainOptions<'a, G: TrainGame> {
     pub start: Start,
-    /// Games recorded beforehand (`--from-dataset`), learned from instead of playing.
-    pub recorded: Option<RecordedGames<G>>,
+    /// Games played elsewhere, learned from instead of playing: recorded beforehand
+    /// (`--from-dataset`) or by workers (`--workers`).
+    pub supply: Option<&'a mut dyn GameSupply<G>>,
     /// Raised (by Ctrl-C) to stop within moments in any stage: the iteration in progress
     /// is dropped, the files stay those of the last finished one.
     pub stop: &'a Arc<AtomicBool>,
@@ -211,7 +212,7 @@ pub fn train<G: TrainGame>(
     mut options: TrainOptions<G>,
 ) -> Result<TrainSummary, String> {
     let kind = find_learner::<G>(&config.learner, options.learner)?;
-    if options.recorded.is_some() {
+    if options.supply.is_some() {
         require_games_played_elsewhere::<G>(config)?;
     }
     let mut run = Run::new(variant, config, config_text, kind)?;
@@ -231,7 +232,7 @@ pub fn train<G: TrainGame>(
     (options.on_iteration)(state.iteration, None);
     // Recorded games were played within the time budget (`selfplay --config` checks it
     // before playing): all of them are learned.
-    let timed = options.recorded.is_none();
+    let timed = options.supply.as_ref().is_none_or(|s| s.timed());
     while state.iteration < config.budget.iterations {
         if let Some(minutes) = config
             .budget
@@ -346,8 +347,8 @@ impl<'a, G: TrainGame> Run<'a, G> {
     ) -> Result<Step, String> {
         let config = self.config;
         let first_game = state.iteration * config.selfplay.games_per_iteration;
-        let Some(games) = self.game_source(first_game, options.recorded.as_mut(), options.log)?
-        else {
+        // Waiting for games played elsewhere is the run's self-play time.
+        let Some((games, waited)) = self.game_source(first_game, options)? else {
             return Ok(Step::Exhausted);
         };
         let mut learner = state.learner.boxed_clone();
@@ -369,8 +370,8 @@ impl<'a, G: TrainGame> Run<'a, G> {
         let Some(result) = learner.iterate(&mut iteration)? else {
             return Ok(Step::Interrupted);
         };
-        stages.selfplay = iteration.selfplay_seconds;
-        stages.learning = started.elapsed().as_secs_f64() - stages.selfplay;
+        stages.learning = started.elapsed().as_secs_f64() - iteration.selfplay_seconds;
+        stages.selfplay = iteration.selfplay_seconds + waited;
         let started = Instant::now();
         let mut validation = state.validation.clone();
         let val_loss = self.validate(learner.as_ref(), &mut validation, &iteration);
@@ -452,24 +453,20 @@ impl<'a, G: TrainGame> Run<'a, G> {
     }
 
     /// Where the games of the iteration starting at `first_game` come from: played, or
-    /// taken from `recorded`; `None` (said in `log`) once the recorded games hold no more.
+    /// taken from the run's supply; `None` once the supply holds no more.
     fn game_source(
         &self,
         first_game: u64,
-        recorded: Option<&mut RecordedGames<G>>,
-        log: &mut dyn FnMut(&str),
-    ) -> Result<Option<GameSource<G>>, String> {
-        let Some(recorded) = recorded else {
-            return Ok(Some(GameSource::Play));
+        options: &mut TrainOptions<G>,
+    ) -> Result<Option<(GameSource<G>, f64)>, String> {
+        let Some(supply) = options.supply.as_deref_mut() else {
+            return Ok(Some((GameSource::Play, 0.0)));
         };
         let count = self.config.selfplay.games_per_iteration;
-        let Some(games) = recorded.take(first_game, count)? else {
-            log(&format!(
-                "{} holds no game of iteration {} (games {}): stopping",
-                recorded.path.display(),
-                first_game / count + 1,
-                span(first_game, count)
-            ));
+        let started = Instant::now();
+        let games = supply.take(first_game, count, options.stop, options.log)?;
+        let waited = started.elapsed().as_secs_f64();
+        let Some(games) = games else {
             return Ok(None);
         };
         let foreign = games
@@ -479,13 +476,13 @@ impl<'a, G: TrainGame> Run<'a, G> {
             })
             .count();
         if foreign > 0 {
-            log(&format!(
+            (options.log)(&format!(
                 "warning: {foreign} of the {count} recorded games of iteration {} do not start \
                  from this run's openings (played with another seed or opening settings?)",
                 first_game / count + 1
             ));
         }
-        Ok(Some(GameSource::Recorded(games)))
+        Ok(Some((GameSource::Recorded(games), waited)))
     }
 
     /// The header of the learner's model files at `state`, its revision the last one

@@ -326,8 +326,8 @@ pub fn episode<G: Inputs>(
             true => s.leaves[t + 1].value(net, h_next).0,
             false => result,
         };
-        if weight > 0.0 {
-            target = (1.0 - weight) * target + weight * searched[t];
+        if let Some(&s) = searched.get(t).filter(|_| weight > 0.0) {
+            target = (1.0 - weight) * target + weight * s;
         }
         let delta = target - y;
         figures.squared += f64::from(delta).powi(2);
