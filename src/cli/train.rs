@@ -18,7 +18,7 @@ use super::interrupt;
 use super::{CliError, CliGame};
 use crate::game::GameSpec;
 use crate::io::dataset::Dataset;
-use crate::learn::cluster::{Coordinator, round_key};
+use crate::learn::cluster::{Coordinator, first_round_begun, round_key};
 use crate::learn::config::TrainConfig;
 use crate::learn::train::{
     GameSupply, MetricsLine, RecordedGames, Stage, StageSeconds, Start, TrainOptions, TrainSummary,
@@ -189,7 +189,7 @@ pub(super) fn train_game<G: CliGame>(
     text: String,
 ) -> Result<(), CliError> {
     // Before anything is written: a run's results are not replaced unasked.
-    let start = start_of(&args, &config)?;
+    let start = start_of(&args, &config, &text)?;
     let stop = interrupt::flag();
     println!(
         "training {} on {} → {} ({} iterations of {} games{})",
@@ -324,8 +324,10 @@ fn backup(path: &Path) -> PathBuf {
 /// Where the run starts. A run with results (checkpoint, metrics, curve or model) is
 /// continued only with `--resume` (or a checkpoint with `--from-dataset`) and started
 /// over only with `--restart`, which first renames those files to `*.bak` (refusing if
-/// any backup is there already); anything else is refused with status 2.
-fn start_of(args: &TrainArgs, config: &TrainConfig) -> Result<Start, CliError> {
+/// any backup is there already); anything else is refused with status 2. A learner of
+/// workers (`--workers`) takes up the checkpoint by itself, and the files of a learner
+/// killed in its first iteration.
+fn start_of(args: &TrainArgs, config: &TrainConfig, text: &str) -> Result<Start, CliError> {
     if args.resume {
         return Ok(Start::Resume);
     }
@@ -371,6 +373,12 @@ fn start_of(args: &TrainArgs, config: &TrainConfig) -> Result<Start, CliError> {
     let checkpoint = config.beside_model("ckpt");
     let elsewhere = args.from_dataset.is_some() || args.workers.is_some();
     if elsewhere && checkpoint.exists() {
+        return Ok(Start::Continue);
+    }
+    // A learner killed in its first iteration left that iteration's files.
+    if let Some(pool) = &args.workers
+        && first_round_begun(pool, config, text)
+    {
         return Ok(Start::Continue);
     }
     if existing.is_empty() {

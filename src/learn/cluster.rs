@@ -66,6 +66,19 @@ pub fn round_key(config: &TrainConfig, text: &str) -> Result<u64, String> {
     Ok(checksum(&bytes))
 }
 
+/// Whether a learner of the run of `config` (config text `text`) published its first
+/// round in folder `dir` and ended before its first checkpoint: the files it may have
+/// written of that iteration are its own, and a learner started again replaces them.
+pub fn first_round_begun(dir: &Path, config: &TrainConfig, text: &str) -> bool {
+    let folder = Folder {
+        dir: dir.to_path_buf(),
+    };
+    !config.beside_model("ckpt").exists()
+        && folder.read_round().is_some_and(|round| {
+            round.iteration == 1 && round_key(config, text).is_ok_and(|key| key == round.key)
+        })
+}
+
 /// The published round: its key, shard count and iteration (counted from 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Round {

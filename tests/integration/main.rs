@@ -8,6 +8,7 @@ mod accuracy;
 mod architecture;
 mod book;
 mod cli;
+mod cluster;
 mod consistency;
 mod controls;
 mod egdb;

@@ -1,20 +1,18 @@
 //! Training beyond one machine: `selfplay --config --shard I/N` shards, merged with
 //! `dataset merge` and learned from with `train --from-dataset`, give the model of one
-//! `train` process with the same seed (GLEM and TD on draughts, GLEM on Kalah), also when
-//! driven by the job script of `deploy/slurm` (here without Slurm; `slurm.rs` runs it
-//! under a real one); Samuel, incomplete datasets and datasets of another game are
-//! refused with exit status 2.
+//! `train` process with the same seed (GLEM and TD on draughts, GLEM on Kalah); Samuel,
+//! incomplete datasets and datasets of another game are refused with exit status 2.
+//! `cluster.rs` and `slurm.rs` train through workers instead.
 
 use crate::common;
 use common::{evalearn, evalearn_ok, temp_dir};
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use evalearn::eval::EvalGame;
 use evalearn::game::brazilian::Brazilian;
 use evalearn::game::kalah::Kalah;
-use evalearn::io::model::{load_model, read_header};
+use evalearn::io::model::{decode_parts, load_model, read_header};
 use evalearn::learn::train::{CHECKPOINT_KIND, Checkpoint, MetricsLine};
 
 const ITERATIONS: u64 = 2;
@@ -360,62 +358,19 @@ fn the_plan_of_a_split_run() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The Slurm job script runs without Slurm too (it reads only `SLURM_ARRAY_TASK_ID` and
-/// `SLURM_CPUS_PER_TASK`): two shards and the fit of one iteration equal one process.
-/// `tests/integration/slurm.rs` runs it under a real Slurm.
-#[test]
-fn the_slurm_job_script_runs_locally_and_equals_one_process() {
-    let root = temp_dir("shard-scripts");
-    let slurm = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/slurm");
-    let sharded = root.join("sharded");
-    let sharded_config = config(&sharded, "brazilian", "td");
-    let work = sharded.join("work");
-    let script = |half: &str, task: Option<&str>| {
-        let mut command = Command::new("bash");
-        command
-            .arg(slurm.join("iteration.sh"))
-            .arg(half)
-            .args([env!("CARGO_BIN_EXE_evalearn"), arg(&sharded_config)])
-            .args([arg(&work), "2", "--no-egdb"])
-            .env("SLURM_CPUS_PER_TASK", "1");
-        if let Some(task) = task {
-            command.env("SLURM_ARRAY_TASK_ID", task);
-        }
-        let out = command.output().unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "{half} {task:?}: {stdout}{stderr}");
-        stdout
+/// Both runs made the same model: the learner states, revisions, counts and metrics
+/// lines (times aside), and byte for byte the same model payload.
+pub(crate) fn same_model<G: EvalGame>(expected: &Path, got: &Path) {
+    assert_eq!(outcome::<G>(expected), outcome::<G>(got));
+    let payload = |dir: &Path| {
+        let bytes = std::fs::read(dir.join("model.bin")).unwrap();
+        let (header, payload) = decode_parts(&bytes).unwrap();
+        (header.kind, header.revision, payload.to_vec())
     };
-    let second = script("shard", Some("2"));
-    assert!(second.contains("shard 2/2 plays 4 of them"), "{second}");
-    // Shard 1 missing: the fit refuses before learning anything.
-    let mut fit = Command::new("bash");
-    fit.arg(slurm.join("iteration.sh"))
-        .arg("fit")
-        .args([env!("CARGO_BIN_EXE_evalearn"), arg(&sharded_config)])
-        .args([arg(&work), "2", "--no-egdb"]);
-    let out = fit.output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("shard 1 of 2 is missing"), "{stderr}");
-    assert!(!sharded.join("model.ckpt").exists(), "nothing learned");
-    script("shard", Some("1"));
-    let fitted = script("fit", None);
-    assert!(fitted.contains("iteration 1/2"), "{fitted}");
-    let shards = std::fs::read_dir(work.join("shards")).unwrap().count();
-    assert_eq!(shards, 0, "the fitted shards are removed");
-
-    // One process, one iteration of the same run.
-    let straight = root.join("straight");
-    let one = std::fs::read_to_string(config(&straight, "brazilian", "td"))
-        .unwrap()
-        .replace("iterations = 2", "iterations = 1");
-    std::fs::write(straight.join("run.toml"), one).unwrap();
-    evalearn_ok(&["train", "--config", arg(&straight.join("run.toml"))]);
-    let (state, counts, _) = outcome::<Brazilian>(&straight);
-    let (sharded_state, sharded_counts, _) = outcome::<Brazilian>(&sharded);
-    assert_eq!(counts, sharded_counts);
-    assert!(state == sharded_state, "the learner states differ");
-    std::fs::remove_dir_all(&root).unwrap();
+    assert!(
+        payload(expected) == payload(got),
+        "the model payloads of {} and {} differ",
+        expected.display(),
+        got.display()
+    );
 }

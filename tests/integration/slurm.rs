@@ -1,17 +1,20 @@
 //! Training on a real Slurm cluster: `deploy/slurm/test-cluster.sh` starts a single-node
 //! cluster for this test (Debian's slurmctld, slurmd and munge, installed with apt-get
-//! when missing) and `deploy/slurm/submit.sh` runs training chains under it, side by
-//! side. GLEM and TD (under `--export=NONE`) runs of 2 iterations × 2 shards give the
-//! models of one `train` process; a failing shard cancels the rest of its chain, and
-//! submitting again plays that shard alone and finishes the run; a used time budget ends
-//! a chain with its pending jobs cancelled; a second submission on a queued chain, a
-//! typo'd config, a samuel config, a finished run, more rounds than are left, requests
-//! no node can hold, a missing binary and options submit.sh sets itself are refused
-//! before anything is submitted. Nothing here waits on a clock except as a failure
-//! timeout.
+//! when missing) and `deploy/slurm/submit.sh` submits runs to it as one job each: the
+//! learner in the batch step, two workers as job steps. GLEM and TD (under
+//! `--export=NONE`) give the models of one `train` process. With the learner stopped
+//! (SIGSTOP, so the run cannot end meanwhile), a worker killed with SIGKILL and another's
+//! step cancelled with scancel are started again, the learner killed with SIGKILL is
+//! started again from its checkpoint, and the model is still the same; with no restarts
+//! allowed, workers killed end the job FAILED with a message, and submitting again
+//! finishes the run. A used time budget ends the job. A second submission of a queued
+//! run, a typo'd config, a samuel config, a finished run, requests no node can hold, a
+//! missing binary and options submit.sh sets itself are refused before anything is
+//! submitted. Nothing here waits on a clock except as a failure timeout.
 
+use crate::cluster::run_config;
 use crate::common::{evalearn_ok, temp_dir};
-use crate::shard::{arg, config, outcome};
+use crate::shard::{arg, config, same_model};
 
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
@@ -21,12 +24,10 @@ use std::process::{Child, ChildStdin, Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use evalearn::eval::EvalGame;
 use evalearn::game::brazilian::Brazilian;
-use evalearn::io::model::decode_parts;
 
-/// Longest wait for a chain to end before the test fails (the chains take seconds).
-const CHAIN_TIMEOUT: Duration = Duration::from_secs(900);
+/// Longest wait for a job to end before the test fails (the runs take seconds).
+const TIMEOUT: Duration = Duration::from_secs(900);
 
 fn slurm_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/slurm")
@@ -141,8 +142,8 @@ impl Cluster {
                 return jobs;
             }
             assert!(
-                started.elapsed() < CHAIN_TIMEOUT,
-                "jobs of {} still queued after {CHAIN_TIMEOUT:?}: {jobs:#?}",
+                started.elapsed() < TIMEOUT,
+                "jobs of {} still queued after {TIMEOUT:?}: {jobs:#?}",
                 dir.display()
             );
             std::thread::sleep(Duration::from_millis(500));
@@ -161,35 +162,25 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// A chain as submit.sh printed it: per iteration, the shards' array job (none when all
-/// were played already) and the fitting job; and the chain's job name.
+/// A job as submit.sh printed it.
 #[derive(Debug)]
-struct Chain {
+struct Submitted {
+    id: u64,
     name: String,
-    rounds: Vec<(Option<u64>, u64)>,
     stdout: String,
 }
 
-impl Chain {
-    fn parse(stdout: &str) -> Chain {
-        let rounds = stdout
+impl Submitted {
+    fn parse(stdout: &str) -> Submitted {
+        let line = stdout
             .lines()
-            .filter_map(|line| {
-                let rest = line.strip_prefix("iteration ")?;
-                let (_, rest) = rest.split_once(": shards job ")?;
-                let (array, rest) = rest.split_once(' ')?;
-                let (_, fit) = rest.rsplit_once("fitting job ")?;
-                Some((array.parse().ok(), fit.trim().parse().unwrap()))
-            })
-            .collect();
-        let name = stdout
-            .split("cancel with: scancel --name=")
-            .nth(1)
-            .map(|rest| rest.trim().to_string())
-            .unwrap_or_default();
-        Chain {
-            name,
-            rounds,
+            .find_map(|l| l.strip_prefix("submitted job "))
+            .unwrap_or_else(|| panic!("no job submitted: {stdout}"));
+        let (id, rest) = line.split_once(" (").unwrap();
+        let (name, _) = rest.split_once(')').unwrap();
+        Submitted {
+            id: id.parse().unwrap(),
+            name: name.to_string(),
             stdout: stdout.to_string(),
         }
     }
@@ -205,13 +196,13 @@ fn submit(cluster: &Cluster, dir: &Path, args: &[&str], env: &[(&str, &str)]) ->
     command.output().unwrap()
 }
 
-/// [`submit`] with the test's binary, which must submit a chain.
-fn submit_ok(cluster: &Cluster, dir: &Path, args: &[&str]) -> Chain {
+/// [`submit`] with the test's binary, which must submit a job.
+fn submit_ok(cluster: &Cluster, dir: &Path, args: &[&str]) -> Submitted {
     let mut all = vec!["--evalearn", env!("CARGO_BIN_EXE_evalearn")];
     all.extend(args);
     let out = submit(cluster, dir, &all, &[]);
     assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
-    Chain::parse(&text(&out.stdout))
+    Submitted::parse(&text(&out.stdout))
 }
 
 /// [`submit`] with the test's binary, which must refuse with status 2 and submit
@@ -228,53 +219,90 @@ fn submit_refused(cluster: &Cluster, dir: &Path, args: &[&str]) -> String {
     stderr
 }
 
-/// The state of every job and array task of a settled chain, by job id (array tasks
-/// by their own ids, found through ArrayJobId).
-fn states(jobs: &BTreeMap<u64, BTreeMap<String, String>>, id: u64) -> Vec<String> {
-    jobs.values()
-        .filter(|job| {
-            job["JobId"] == id.to_string() || job.get("ArrayJobId") == Some(&id.to_string())
-        })
-        .map(|job| job["JobState"].clone())
-        .collect()
+fn state(jobs: &BTreeMap<u64, BTreeMap<String, String>>, id: u64) -> &str {
+    &jobs[&id]["JobState"]
 }
 
-fn all_completed(jobs: &BTreeMap<u64, BTreeMap<String, String>>) {
-    for job in jobs.values() {
-        assert_eq!(job["JobState"], "COMPLETED", "{jobs:#?}");
+/// The job's log (the batch step's output: the learner and run.sh).
+fn run_log(work: &Path, job: &Submitted) -> String {
+    std::fs::read_to_string(work.join(format!("logs/run.job-{}.log", job.id))).unwrap_or_default()
+}
+
+/// Waits until `ready` holds (a failure timeout only).
+fn wait_until(what: &str, ready: impl Fn() -> bool) {
+    let started = Instant::now();
+    while !ready() {
+        assert!(started.elapsed() < TIMEOUT, "{what}: not after {TIMEOUT:?}");
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
-/// Both runs made the same model: the learner states, revisions, counts and metrics
-/// lines (times aside), and byte for byte the same model payload.
-fn same_model<G: EvalGame>(straight: &Path, split: &Path) {
-    assert_eq!(outcome::<G>(straight), outcome::<G>(split));
-    let payload = |dir: &Path| {
-        let bytes = std::fs::read(dir.join("model.bin")).unwrap();
-        let (header, payload) = decode_parts(&bytes).unwrap();
-        (header.kind, header.revision, payload.to_vec())
+/// The processes of this machine (the cluster's only node) whose arguments include
+/// each of `words`.
+fn processes_with(words: &[&str]) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
     };
-    assert!(
-        payload(straight) == payload(split),
-        "the model payloads of {} and {} differ",
-        straight.display(),
-        split.display()
-    );
+    entries
+        .filter_map(|entry| {
+            let pid: u32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+            let args: Vec<&[u8]> = cmdline.split(|&b| b == 0).collect();
+            let program = Path::new(std::str::from_utf8(args.first()?).ok()?);
+            let evalearn = program.file_name() == Some(OsStr::new("evalearn"));
+            let all = words.iter().all(|w| args.contains(&w.as_bytes()));
+            (evalearn && all).then_some(pid)
+        })
+        .collect()
 }
 
-/// A run of `learner` in `dir` with the shard tests' tiny config (2 iterations of 8
-/// games at depth 2), trained by one `train` process.
-fn straight(dir: &Path, learner: &str) -> PathBuf {
-    evalearn_ok(&["train", "--config", arg(&config(dir, "brazilian", learner))]);
+/// The pid of the one evalearn process with `words`, once it runs.
+fn process(words: &[&str]) -> u32 {
+    wait_until(&format!("an evalearn process with {words:?}"), || {
+        processes_with(words).len() == 1
+    });
+    processes_with(words)[0]
+}
+
+fn signal(pid: u32, signal: &str) {
+    let status = Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success(), "kill {signal} {pid}");
+}
+
+/// The learner of `job` (pool `pool`), stopped with SIGSTOP while the run is not done:
+/// from here on the run waits for the test.
+fn stopped_learner(pool: &Path) -> u32 {
+    let pool = pool.to_str().unwrap();
+    let learner = process(&["train", "--workers", pool]);
+    signal(learner, "-STOP");
+    assert!(
+        !Path::new(pool).join("done").exists(),
+        "the run ended before the test could stop its learner"
+    );
+    learner
+}
+
+/// Worker `k`'s evalearn process in `job`.
+fn worker(job: &Submitted, k: u32) -> u32 {
+    process(&["--worker-id", &format!("worker {k} of job {}", job.id)])
+}
+
+/// A run of `learner` over `iterations` in `dir`, trained by one `train` process.
+fn straight(dir: &Path, learner: &str, iterations: u64) -> PathBuf {
+    let run = run_config(dir, learner, iterations);
+    evalearn_ok(&["train", "--config", arg(&run)]);
     dir.to_path_buf()
 }
 
-/// GLEM, 2 iterations × 2 shards: a chain held behind a user's dependency keeps its own
-/// order and blocks a second submission until cancelled as submit.sh says; then the run
-/// proper equals one process, and the finished run is refused.
-fn glem_chain(cluster: &Cluster, root: &Path, reference: &Path) {
+/// GLEM, 2 workers: a job held behind a user's dependency blocks a second submission
+/// until cancelled as submit.sh says; then the run equals one process, its logs are
+/// under WORKDIR/logs, and the finished run is refused.
+fn glem_run(cluster: &Cluster, root: &Path, reference: &Path) {
     let dir = root.join("glem");
-    let run = config(&dir, "brazilian", "glem");
+    let run = run_config(&dir, "glem", 2);
     let work = dir.join("work");
     let args = [arg(&run), arg(&work), "2"];
     let hold = cluster.client(&[
@@ -288,28 +316,12 @@ fn glem_chain(cluster: &Cluster, root: &Path, reference: &Path) {
     let hold = hold.trim();
     let after_hold = format!("--dependency=afterany:{hold}");
     let held = submit_ok(cluster, &dir, &[&args[..], &["--", &after_hold]].concat());
-    assert_eq!(held.rounds.len(), 2, "{held:?}");
     let jobs = cluster.jobs(&dir);
-    let dependency = |id: u64| jobs[&id]["Dependency"].clone();
-    let (Some(array1), fit1) = held.rounds[0] else {
-        panic!("{held:?}")
-    };
-    let (Some(array2), _) = held.rounds[1] else {
-        panic!("{held:?}")
-    };
     assert!(
-        dependency(array1).contains(&format!("afterany:{hold}")),
+        jobs[&held.id]["Dependency"].contains(&format!("afterany:{hold}")),
         "{jobs:#?}"
     );
-    assert!(
-        dependency(fit1).contains(&format!("afterok:{array1}"))
-            && dependency(fit1).contains("singleton"),
-        "{jobs:#?}"
-    );
-    assert!(
-        dependency(array2).contains(&format!("afterok:{fit1}")),
-        "{jobs:#?}"
-    );
+    assert_eq!(jobs[&held.id]["NumTasks"], "2", "{jobs:#?}");
 
     let stderr = submit_refused(cluster, &dir, &args);
     let hint = format!("scancel --name={}", held.name);
@@ -319,30 +331,34 @@ fn glem_chain(cluster: &Cluster, root: &Path, reference: &Path) {
     );
     cluster.client(&["scancel", &format!("--name={}", held.name)]);
     cluster.client(&["scancel", hold]);
-    for job in cluster.settle(&dir).values() {
-        assert_eq!(job["JobState"], "CANCELLED", "{job:#?}");
-    }
+    assert_eq!(state(&cluster.settle(&dir), held.id), "CANCELLED");
 
-    let cancelled = cluster.jobs(&dir);
-    let chain = submit_ok(cluster, &dir, &args);
+    let job = submit_ok(cluster, &dir, &args);
     let started = "next iteration 1 (games 0–7), 2 rounds left";
-    assert!(chain.stdout.contains(started), "{}", chain.stdout);
-    let mut jobs = cluster.settle(&dir);
-    jobs.retain(|id, _| !cancelled.contains_key(id));
-    all_completed(&jobs);
+    assert!(job.stdout.contains(started), "{}", job.stdout);
+    let jobs = cluster.settle(&dir);
+    let log = run_log(&work, &job);
+    assert_eq!(state(&jobs, job.id), "COMPLETED", "{log}");
+    assert!(
+        log.contains("iteration 2/2") && log.contains("the run is done"),
+        "{log}"
+    );
+    for k in 1..=2 {
+        let worker = work.join(format!("logs/worker-{k}.job-{}.log", job.id));
+        let worker = std::fs::read_to_string(worker).unwrap();
+        assert!(worker.contains("the run is done"), "{worker}");
+    }
     same_model::<Brazilian>(reference, &dir);
-    let logs = std::fs::read_dir(work.join("logs")).unwrap().count();
-    assert_eq!(logs, 6, "a log per shard and fit, under WORKDIR/logs");
 
     let stderr = submit_refused(cluster, &dir, &args);
     assert!(stderr.contains("the run is finished"), "{stderr}");
 }
 
-/// TD, 2 iterations × 2 shards with the site default `SBATCH_EXPORT=NONE` and the
-/// binary named by a relative `EVALEARN`: the jobs get everything as arguments.
-fn td_chain_without_environment(cluster: &Cluster, root: &Path, reference: &Path) {
+/// TD, 2 workers, with the site default `SBATCH_EXPORT=NONE` and the binary named by a
+/// relative `EVALEARN`: the job gets everything as arguments.
+fn td_without_environment(cluster: &Cluster, root: &Path, reference: &Path) {
     let dir = root.join("td");
-    let run = config(&dir, "brazilian", "td");
+    let run = run_config(&dir, "td", 2);
     std::fs::create_dir_all(dir.join("bin")).unwrap();
     std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_evalearn"), dir.join("bin/evalearn")).unwrap();
     let out = submit(
@@ -352,117 +368,124 @@ fn td_chain_without_environment(cluster: &Cluster, root: &Path, reference: &Path
         &[("SBATCH_EXPORT", "NONE"), ("EVALEARN", "bin/evalearn")],
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(Chain::parse(&text(&out.stdout)).rounds.len(), 2);
-    all_completed(&cluster.settle(&dir));
+    let job = Submitted::parse(&text(&out.stdout));
+    let jobs = cluster.settle(&dir);
+    let log = run_log(&dir.join("work"), &job);
+    assert_eq!(state(&jobs, job.id), "COMPLETED", "{log}");
     same_model::<Brazilian>(reference, &dir);
 }
 
-/// GLEM whose shard 2 of iteration 1 cannot write its file: the chain's other jobs are
-/// cancelled, none left pending; submitted again, shard 2 alone plays, and the run
-/// equals one process.
-fn failed_shard_rerun(cluster: &Cluster, root: &Path, reference: &Path) {
-    let dir = root.join("glem-failed-shard");
-    let run = config(&dir, "brazilian", "glem");
-    let work = dir.join("work");
-    let plan = text(&evalearn_ok(&["train", "--config", arg(&run), "--plan"]).stdout);
-    let state = plan.lines().find_map(|l| l.strip_prefix("state ")).unwrap();
-    // A folder where the shard's file goes: the shard fails to write it.
-    let blocker = work.join(format!("shards/{state}/shard-2-of-2.ds.part"));
-    std::fs::create_dir_all(&blocker).unwrap();
-    let args = [arg(&run), arg(&work), "2"];
-    let chain = submit_ok(cluster, &dir, &args);
-    let jobs = cluster.settle(&dir);
-    let (Some(array1), fit1) = chain.rounds[0] else {
-        panic!("{chain:?}")
-    };
-    let mut shard_states = states(&jobs, array1);
-    shard_states.sort();
-    assert_eq!(shard_states, ["COMPLETED", "FAILED"], "{jobs:#?}");
-    let (Some(array2), fit2) = chain.rounds[1] else {
-        panic!("{chain:?}")
-    };
-    for id in [fit1, array2, fit2] {
-        assert!(
-            states(&jobs, id).iter().all(|s| s == "CANCELLED"),
-            "job {id}: {jobs:#?}"
-        );
-    }
-    assert!(!dir.join("model.ckpt").exists(), "nothing learned");
+/// TD, 6 iterations, 2 workers, 3 shards an iteration. Once iteration 1 is learned the
+/// learner is stopped; worker 1 is killed (SIGKILL), worker 2's step cancelled (scancel):
+/// both are started again. Then the learner is killed (SIGKILL): it is started again and
+/// resumes from its checkpoint. The model is the one of one process.
+fn killed_and_started_again(cluster: &Cluster, root: &Path, reference: &Path) {
+    let dir = root.join("kills");
+    let run = run_config(&dir, "td", 6);
+    let job = submit_ok(cluster, &dir, &["--shards", "3", arg(&run), "work", "2"]);
+    let work = dir.join("work").canonicalize().unwrap();
+    let checkpoint = dir.join("model.ckpt");
+    wait_until("iteration 1 learned", || checkpoint.exists());
+    let learner = stopped_learner(&work.join("pool"));
 
-    std::fs::remove_dir(&blocker).unwrap();
-    let before: Vec<u64> = jobs.keys().copied().collect();
-    let chain = submit_ok(cluster, &dir, &args);
-    assert!(
-        chain.stdout.contains("shards job")
-            && chain
-                .stdout
-                .contains("shard 2 of 2, the others played already"),
-        "{}",
-        chain.stdout
-    );
-    let jobs = cluster.settle(&dir);
-    let (Some(rerun), _) = chain.rounds[0] else {
-        panic!("{chain:?}")
-    };
-    let tasks: Vec<&String> = jobs
-        .values()
-        .filter(|job| job.get("ArrayJobId") == Some(&rerun.to_string()))
-        .map(|job| &job["ArrayTaskId"])
-        .collect();
-    assert_eq!(tasks, ["2"], "only shard 2 is played again");
-    for (id, job) in &jobs {
-        if !before.contains(id) {
-            assert_eq!(job["JobState"], "COMPLETED", "{jobs:#?}");
-        }
-    }
-    same_model::<Brazilian>(reference, &dir);
-}
-
-/// A time budget used up by the first fit: the shards of the next iterations never
-/// start (their jobs are cancelled by the fit, not failed), and the run is finished.
-fn time_budget_ends_chain(cluster: &Cluster, root: &Path) {
-    let dir = root.join("glem-minutes");
-    let run = config(&dir, "brazilian", "glem");
-    let text_of_run = std::fs::read_to_string(&run)
-        .unwrap()
-        .replace("iterations = 2", "iterations = 3\nminutes = 1e-12");
-    std::fs::write(&run, text_of_run).unwrap();
-    let work = dir.join("work");
-    let args = [arg(&run), arg(&work), "2"];
-    let chain = submit_ok(cluster, &dir, &args);
-    assert_eq!(chain.rounds.len(), 3, "{chain:?}");
-    let jobs = cluster.settle(&dir);
-    let (Some(array1), fit1) = chain.rounds[0] else {
-        panic!("{chain:?}")
-    };
-    for id in [array1, fit1] {
-        assert!(
-            states(&jobs, id).iter().all(|s| s == "COMPLETED"),
-            "{jobs:#?}"
-        );
-    }
-    for &(array, fit) in &chain.rounds[1..] {
-        for id in [array.unwrap(), fit] {
-            assert!(
-                states(&jobs, id).iter().all(|s| s == "CANCELLED"),
-                "{jobs:#?}"
-            );
-        }
-    }
-    let log = work.join(format!("logs/iteration-1.fit.job-{fit1}.log"));
-    let log = std::fs::read_to_string(log).unwrap();
-    assert!(
-        log.contains("the run stops after iteration 1") && log.contains("time budget is used"),
+    signal(worker(&job, 1), "-KILL");
+    worker(&job, 2);
+    let steps = cluster.client(&["squeue", "-h", "--steps", "-o", "%i %j"]);
+    let step = steps
+        .lines()
+        .find_map(|l| l.strip_suffix(&format!(" {}-worker-2", job.name)))
+        .unwrap_or_else(|| panic!("no step of worker 2 of {}: {steps}", job.name));
+    cluster.client(&["scancel", step]);
+    wait_until("both workers started again", || {
+        let log = run_log(&work, &job);
+        ["worker 1 ended", "worker 2 ended"]
+            .iter()
+            .all(|w| log.contains(w))
+    });
+    let log = run_log(&work, &job);
+    assert_eq!(
+        log.matches("before the run: starting it again").count(),
+        2,
         "{log}"
     );
-    let stderr = submit_refused(cluster, &dir, &args);
+    signal(learner, "-KILL");
+
+    let jobs = cluster.settle(&dir);
+    let log = run_log(&work, &job);
+    assert_eq!(state(&jobs, job.id), "COMPLETED", "{log}");
+    assert!(
+        log.contains("the learner ended with status 137: starting it again")
+            && log.contains("resuming after iteration ")
+            && log.contains("the run is done"),
+        "{log}"
+    );
+    same_model::<Brazilian>(reference, &dir);
+}
+
+/// TD, 6 iterations, `--restarts 0`: both workers killed while the learner is stopped
+/// end the job FAILED, saying why; submitted again, the run finishes with the model of
+/// one process.
+fn no_restarts_fail_loudly(cluster: &Cluster, root: &Path, reference: &Path) {
+    let dir = root.join("no-restarts");
+    let run = run_config(&dir, "td", 6);
+    let args = [arg(&run), "work", "2"];
+    let job = submit_ok(cluster, &dir, &[&["--restarts", "0"][..], &args].concat());
+    wait_until("the job's folder", || dir.join("work/pool").exists());
+    let work = dir.join("work").canonicalize().unwrap();
+    stopped_learner(&work.join("pool"));
+    for k in 1..=2 {
+        signal(worker(&job, k), "-KILL");
+    }
+    let jobs = cluster.settle(&dir);
+    let log = run_log(&work, &job);
+    assert_eq!(state(&jobs, job.id), "FAILED", "{log}");
+    assert!(
+        log.contains("before the run; no restart left")
+            && log.contains("error: every worker has ended and none can be started again"),
+        "{log}"
+    );
+
+    let again = submit_ok(cluster, &dir, &args);
+    let jobs = cluster.settle(&dir);
+    let log = run_log(&work, &again);
+    assert_eq!(state(&jobs, again.id), "COMPLETED", "{log}");
+    same_model::<Brazilian>(reference, &dir);
+}
+
+/// A time budget used before the first iteration ends the job at once, its workers
+/// with it; a run whose checkpoint used its budget is refused.
+fn time_budget_ends_the_run(cluster: &Cluster, root: &Path) {
+    let budget = |run: &Path| {
+        let text = std::fs::read_to_string(run)
+            .unwrap()
+            .replace("iterations = 1", "iterations = 3\nminutes = 1e-12");
+        std::fs::write(run, text).unwrap();
+    };
+    let dir = root.join("minutes");
+    let run = run_config(&dir, "glem", 1);
+    budget(&run);
+    let job = submit_ok(cluster, &dir, &[arg(&run), "work", "2"]);
+    let jobs = cluster.settle(&dir);
+    let log = run_log(&dir.join("work"), &job);
+    assert_eq!(state(&jobs, job.id), "COMPLETED", "{log}");
+    assert!(
+        log.contains("time budget of 0.000000000001 minutes used")
+            && log.contains("done after 0 iterations")
+            && log.contains("the run is done"),
+        "{log}"
+    );
+
+    let dir = root.join("minutes-used");
+    let run = straight(&dir, "glem", 1).join("run.toml");
+    budget(&run);
+    let stderr = submit_refused(cluster, &dir, &[arg(&run), "work", "2"]);
     assert!(stderr.contains("time budget is used"), "{stderr}");
 }
 
 /// What submit.sh refuses before submitting anything.
 fn refusals(cluster: &Cluster, root: &Path) {
     let dir = root.join("refused");
-    let run = config(&dir, "brazilian", "glem");
+    let run = run_config(&dir, "glem", 2);
     let work = dir.join("work");
     let (run, work) = (arg(&run), arg(&work));
 
@@ -472,27 +495,18 @@ fn refusals(cluster: &Cluster, root: &Path) {
     let samuel = config(&dir.join("samuel"), "brazilian", "samuel");
     let stderr = submit_refused(cluster, &dir, &[arg(&samuel), work, "2"]);
     assert!(stderr.contains("samuel learner"), "{stderr}");
-    let stderr = submit_refused(cluster, &dir, &[run, work, "2", "3"]);
-    assert!(
-        stderr.contains("ROUNDS 3: the run has 2 iteration(s) left"),
-        "{stderr}"
-    );
-    let stderr = submit_refused(cluster, &dir, &[run, work, "2", "0"]);
-    assert!(stderr.contains("ROUNDS 0"), "{stderr}");
-    let stderr = submit_refused(cluster, &dir, &["--shard-cpus", "4096", run, work, "2"]);
-    assert!(
-        stderr.contains("a shard") && stderr.contains("cannot run on this cluster"),
-        "{stderr}"
-    );
-    let stderr = submit_refused(cluster, &dir, &["--fit-mem", "100T", run, work, "2"]);
-    assert!(
-        stderr.contains("the fitting job") && stderr.contains("cannot run"),
-        "{stderr}"
-    );
+    let stderr = submit_refused(cluster, &dir, &[run, work, "0"]);
+    assert!(stderr.contains("WORKERS '0'"), "{stderr}");
+    let stderr = submit_refused(cluster, &dir, &["--cpus", "4096", run, work, "2"]);
+    assert!(stderr.contains("cannot run on this cluster"), "{stderr}");
+    let stderr = submit_refused(cluster, &dir, &["--mem", "100T", run, work, "2"]);
+    assert!(stderr.contains("cannot run on this cluster"), "{stderr}");
     let stderr = submit_refused(cluster, &dir, &[run, work, "2", "--", "--partition=nosuch"]);
     assert!(stderr.contains("cannot run on this cluster"), "{stderr}");
     let stderr = submit_refused(cluster, &dir, &[run, work, "2", "--array=1-3"]);
     assert!(stderr.contains("--array=1-3: submit.sh sets"), "{stderr}");
+    let stderr = submit_refused(cluster, &dir, &["--restarts", "many", run, work, "2"]);
+    assert!(stderr.contains("--restarts 'many'"), "{stderr}");
 
     // No --evalearn, no EVALEARN, no evalearn on the PATH.
     let out = submit(
@@ -508,16 +522,18 @@ fn refusals(cluster: &Cluster, root: &Path) {
 }
 
 #[test]
-fn training_chains_under_a_real_slurm() {
+fn training_runs_under_a_real_slurm() {
     let root = temp_dir("slurm");
-    let glem = straight(&root.join("glem-one-process"), "glem");
-    let td = straight(&root.join("td-one-process"), "td");
+    let glem = straight(&root.join("glem-one-process"), "glem", 2);
+    let td = straight(&root.join("td-one-process"), "td", 2);
+    let td6 = straight(&root.join("td6-one-process"), "td", 6);
     let cluster = Cluster::start();
     std::thread::scope(|s| {
-        s.spawn(|| glem_chain(&cluster, &root, &glem));
-        s.spawn(|| td_chain_without_environment(&cluster, &root, &td));
-        s.spawn(|| failed_shard_rerun(&cluster, &root, &glem));
-        s.spawn(|| time_budget_ends_chain(&cluster, &root));
+        s.spawn(|| glem_run(&cluster, &root, &glem));
+        s.spawn(|| td_without_environment(&cluster, &root, &td));
+        s.spawn(|| killed_and_started_again(&cluster, &root, &td6));
+        s.spawn(|| no_restarts_fail_loudly(&cluster, &root, &td6));
+        s.spawn(|| time_budget_ends_the_run(&cluster, &root));
         s.spawn(|| refusals(&cluster, &root));
     });
     drop(cluster);

@@ -1,0 +1,266 @@
+//! Training that uses the machine, on this machine: `train --threads 1` and `--threads 2`
+//! make the same model; so do a learner and workers sharing a folder (`train --workers
+//! DIR --shards N`, `selfplay --config --worker DIR`) with 1, 2 and 3 shards, for TD and
+//! GLEM. A worker gone in the middle of a shard (its claim left behind, untouched), a
+//! worker and the learner killed with SIGKILL in the middle of the run and started again
+//! change nothing either. The stages of the `time:` summary and of the metrics lines add
+//! up to the wall time. `slurm.rs` runs the same under a real Slurm.
+
+use crate::common::{evalearn_ok, temp_dir};
+use crate::shard::{arg, config, same_model};
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+use evalearn::game::brazilian::Brazilian;
+use evalearn::learn::train::MetricsLine;
+
+/// Longest wait for a run to end before the test fails (the runs take a second or two).
+const TIMEOUT: Duration = Duration::from_secs(600);
+
+/// A process of the test writing to a log file; killed if the test fails before it ends.
+struct Running {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Running {
+    fn start(log: PathBuf, args: &[&str]) -> Running {
+        let file = File::create(&log).unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_evalearn"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(file.try_clone().unwrap())
+            .stderr(file)
+            .spawn()
+            .unwrap();
+        Running { child, log }
+    }
+
+    /// The learner of `run`, splitting each iteration into `shards`, one thread.
+    fn learner(run: &Path, pool: &Path, shards: u64, log: PathBuf) -> Running {
+        let shards = shards.to_string();
+        let args = ["train", "--config", arg(run), "--workers", arg(pool)];
+        let rest = ["--shards", &shards, "--threads", "1", "--no-egdb"];
+        Running::start(log, &[&args[..], &rest].concat())
+    }
+
+    /// A worker of `run` named `id` with `threads` threads.
+    fn worker(run: &Path, pool: &Path, id: &str, threads: usize, log: PathBuf) -> Running {
+        let threads = threads.to_string();
+        let args = ["selfplay", "--config", arg(run), "--worker", arg(pool)];
+        let rest = ["--worker-id", id, "--threads", &threads, "--no-egdb"];
+        Running::start(log, &[&args[..], &rest].concat())
+    }
+
+    fn signal(&self, signal: &str) {
+        let pid = self.child.id().to_string();
+        let status = Command::new("kill").args([signal, &pid]).status().unwrap();
+        assert!(status.success(), "kill {signal} {pid}");
+    }
+
+    /// Waits for the process to end, which it must do with status 0; its log.
+    fn finish(mut self) -> String {
+        let started = Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                started.elapsed() < TIMEOUT,
+                "{} still running after {TIMEOUT:?}",
+                self.log.display()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let log = std::fs::read_to_string(&self.log).unwrap();
+        assert!(status.success(), "{status}: {log}");
+        log
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Waits until `ready` holds (a failure timeout only).
+fn wait_until(what: &str, ready: impl Fn() -> bool) {
+    let started = Instant::now();
+    while !ready() {
+        assert!(started.elapsed() < TIMEOUT, "{what}: not after {TIMEOUT:?}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The tiny config of the shard tests for `learner` in `dir`, with `iterations`.
+pub(crate) fn run_config(dir: &Path, learner: &str, iterations: u64) -> PathBuf {
+    let path = config(dir, "brazilian", learner);
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("iterations = 2", &format!("iterations = {iterations}"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// One `train` process of `learner` with `threads` threads in `dir`; its stdout.
+fn straight(dir: &Path, learner: &str, iterations: u64, threads: &str) -> String {
+    let run = run_config(dir, learner, iterations);
+    let out = evalearn_ok(&["train", "--config", arg(&run), "--threads", threads]);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The learner and `workers` workers of `threads` threads each, `shards` shards an
+/// iteration, until the run is done.
+fn through_workers(dir: &Path, learner: &str, shards: u64, workers: usize, threads: usize) {
+    let run = run_config(dir, learner, 2);
+    let pool = dir.join("pool");
+    let learner = Running::learner(&run, &pool, shards, dir.join("learner.log"));
+    let workers: Vec<Running> = (1..=workers)
+        .map(|k| {
+            let log = dir.join(format!("worker-{k}.log"));
+            Running::worker(&run, &pool, &format!("worker {k}"), threads, log)
+        })
+        .collect();
+    let log = learner.finish();
+    assert!(log.contains("iteration 2/2"), "{log}");
+    for worker in workers {
+        let log = worker.finish();
+        assert!(log.contains("the run is done"), "{log}");
+    }
+}
+
+/// The seconds of a `time:` line's parts (`self-play 40% (0.3 s), …, start-up 5% (0.0
+/// s)`) and its wall time.
+fn time_line(stdout: &str) -> (f64, Vec<f64>) {
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("time: "))
+        .unwrap_or_else(|| panic!("no time: line in {stdout}"));
+    let wall = line.split(' ').next().unwrap().parse().unwrap();
+    let parts = line
+        .split('(')
+        .skip(1)
+        .map(|part| part.split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    (wall, parts)
+}
+
+/// The learner's runs at 1 and 2 threads, and through 1, 2 and 3 shards, make one model;
+/// the stages of the runs' time summaries and metrics lines add up to their wall time.
+fn the_same_model_whatever_the_split(learner: &str) {
+    let root = temp_dir(&format!("cluster-{learner}"));
+    let reference = root.join("threads-1");
+    let stdout = straight(&reference, learner, 2, "1");
+    let (wall, parts) = time_line(&stdout);
+    assert_eq!(parts.len(), 5, "four stages and the start-up: {stdout}");
+    // Each part is printed to 0.1 s.
+    let sum: f64 = parts.iter().sum();
+    assert!(
+        (sum - wall).abs() <= 0.3,
+        "{parts:?} add up to {sum}, not {wall}"
+    );
+    let metrics = std::fs::read_to_string(reference.join("model.metrics.jsonl")).unwrap();
+    let lines: Vec<MetricsLine> = metrics
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let stages: Vec<_> = lines.iter().map(|l| l.stages.clone().unwrap()).collect();
+    let staged: f64 = stages.iter().map(|s| s.total()).sum();
+    let elapsed = lines.last().unwrap().elapsed_s;
+    assert!(
+        staged > 0.0 && staged <= elapsed + 1e-3,
+        "{staged} s of {elapsed} s"
+    );
+    assert!(stages.iter().all(|s| s.selfplay > 0.0 && s.learning > 0.0));
+
+    let two = root.join("threads-2");
+    straight(&two, learner, 2, "2");
+    same_model::<Brazilian>(&reference, &two);
+    for (shards, workers, threads) in [(1, 1, 1), (2, 2, 1), (3, 2, 2)] {
+        let dir = root.join(format!("shards-{shards}"));
+        through_workers(&dir, learner, shards, workers, threads);
+        same_model::<Brazilian>(&reference, &dir);
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn td_makes_the_same_model_whatever_the_threads_and_shards() {
+    the_same_model_whatever_the_split("td");
+}
+
+#[test]
+fn glem_makes_the_same_model_whatever_the_threads_and_shards() {
+    the_same_model_whatever_the_split("glem");
+}
+
+/// TD over 6 iterations of 3 shards. A learner is killed while it waits for the first
+/// shards; before any worker starts, shard 1 of iteration 1 is claimed by a worker that
+/// is gone (its claim untouched for a minute): the next learner hands it out again. When iteration 1 is learned, the only worker is stopped and the
+/// learner and it are killed (SIGKILL); a learner started again goes on from the
+/// checkpoint with two new workers. The model is the one of one process.
+#[test]
+fn workers_and_a_learner_killed_mid_run_change_nothing() {
+    let root = temp_dir("cluster-kills");
+    let reference = root.join("straight");
+    straight(&reference, "td", 6, "1");
+
+    let dir = root.join("workers");
+    let run = run_config(&dir, "td", 6);
+    let pool = dir.join("pool");
+    // A learner killed while it waits for the first shards: the next takes over.
+    let zeroth = Running::learner(&run, &pool, 3, dir.join("learner-0.log"));
+    let current = pool.join("current");
+    wait_until("iteration 1 published", || current.exists());
+    drop(zeroth);
+    let round = std::fs::read_to_string(&current).unwrap();
+    let key = round.split_whitespace().next().unwrap();
+    let claim = pool.join(format!("rounds/{key}/claim-1"));
+    std::fs::write(&claim, "a worker killed mid-shard (pid 1 on elsewhere)\n").unwrap();
+    let minute_ago = SystemTime::now() - Duration::from_secs(60);
+    File::options()
+        .write(true)
+        .open(&claim)
+        .unwrap()
+        .set_modified(minute_ago)
+        .unwrap();
+
+    let first = Running::learner(&run, &pool, 3, dir.join("learner-1.log"));
+    let worker = Running::worker(&run, &pool, "worker 1", 1, dir.join("worker-1.log"));
+    let checkpoint = dir.join("model.ckpt");
+    wait_until("iteration 1 learned", || checkpoint.exists());
+    // With its only worker stopped, the learner cannot finish the run.
+    worker.signal("-STOP");
+    assert!(
+        !pool.join("done").exists(),
+        "the run ended before the test could stop its worker"
+    );
+    drop(first);
+    drop(worker);
+    let log = std::fs::read_to_string(dir.join("learner-1.log")).unwrap();
+    assert!(
+        log.contains("the worker playing shard 1 of 3 (a worker killed mid-shard")
+            && log.contains("is gone: its shard is played again"),
+        "{log}"
+    );
+
+    let second = Running::learner(&run, &pool, 3, dir.join("learner-2.log"));
+    let workers: Vec<Running> = (2..=3)
+        .map(|k| {
+            let log = dir.join(format!("worker-{k}.log"));
+            Running::worker(&run, &pool, &format!("worker {k}"), 1, log)
+        })
+        .collect();
+    let log = second.finish();
+    assert!(log.contains("resuming after iteration "), "{log}");
+    for worker in workers {
+        worker.finish();
+    }
+    same_model::<Brazilian>(&reference, &dir);
+    std::fs::remove_dir_all(&root).unwrap();
+}
