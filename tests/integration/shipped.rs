@@ -27,6 +27,8 @@ fn shipped_configs_parse() {
         ("kalah-6-4-samuel", "samuel"),
         ("kalah-6-4-glem", "glem"),
         ("kalah-6-4-td", "td"),
+        ("bench-td", "td"),
+        ("bench-glem", "glem"),
     ] {
         let path = root(&format!("configs/{name}.toml"));
         let (config, _) = TrainConfig::read(&path).unwrap_or_else(|e| panic!("{e}"));
