@@ -8,7 +8,8 @@ use super::args::{GameArg, load_evaluator, optional_eval};
 use super::egdb::EgdbOption;
 use super::games::{Games, Job};
 use super::{CliError, CliGame, position_arg};
-use crate::game::GameRecord;
+
+use crate::game::{EndReason, GameRecord};
 use crate::search::{DepthReport, Limits, MAX_PLY, SearchConfig, Searcher, format_score};
 
 /// Depth searched when no limit is given.
@@ -103,7 +104,10 @@ pub(super) fn analyse_of<G: CliGame>(
     match result.best_move {
         Some(mv) => println!("bestmove {}", pos.format_move(mv)),
         None => {
+            // Over: say how it ended (the side to move has nothing to play).
+            let end = pos.describe_end(pos.outcome_without_moves(), EndReason::NoMoves);
             eprintln!("no legal move: the game is over");
+            println!("result {end}");
             println!("bestmove none");
         }
     }

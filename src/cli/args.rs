@@ -81,7 +81,7 @@ pub struct SolverDbArgs {
     pub db_dir: Option<PathBuf>,
     /// Endgame database: every configuration with at most this many stones in the pits
     /// (C(N+12, 12) bytes; 0 for none, at most 20); default: the stones in the pits, at
-    /// most 20
+    /// most 20 (`solve`: at most 12 for 36 stones or fewer, which it settles sooner so)
     #[arg(long)]
     pub db_stones: Option<u32>,
 }

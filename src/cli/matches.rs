@@ -492,7 +492,7 @@ fn play_match<G: CliGame, A: Contender<G>, B: Contender<G>>(
         bar.set_message(format!(
             "A scores {:.1}%, Elo {}",
             100.0 * e.score,
-            e.elo_text(0)
+            e.elo_text(1)
         ));
         advance(&bar, "pairs");
     });

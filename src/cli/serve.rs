@@ -1,6 +1,7 @@
 //! `evalearn serve`: the browser front end on a local address (see `crate::web` and
 //! docs/web.md).
 
+use std::io::ErrorKind;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -73,8 +74,18 @@ pub fn serve(games: &Games, args: ServeArgs) -> Result<(), CliError> {
         ..Config::default()
     };
     let address = SocketAddr::new(args.host, args.port);
-    let listener = std::net::TcpListener::bind(address)
-        .map_err(|e| CliError::failure(format!("cannot listen on {address}: {e}")))?;
+    let listener = std::net::TcpListener::bind(address).map_err(|e| {
+        let message = format!("cannot listen on {address}: {e}");
+        // A port in use or not ours to take is the user's to change, like other bad input.
+        match e.kind() {
+            ErrorKind::AddrInUse | ErrorKind::AddrNotAvailable | ErrorKind::PermissionDenied => {
+                CliError::input(format!(
+                    "{message}; pick another with --port N (or --host ADDRESS)"
+                ))
+            }
+            _ => CliError::failure(message),
+        }
+    })?;
     let app = App::new(games.web(), config, Arc::new(RealClock::new()));
     let server = Server::start(app, listener)
         .map_err(|e| CliError::failure(format!("cannot start the server: {e}")))?;

@@ -423,10 +423,11 @@ fn print_next_commands<G: CliGame>(config: &TrainConfig) {
         ),
         (
             format!("match it with {baseline}:"),
+            // The match the docs' figures come from: 400 games, opening seed 2026.
             format!(
-                "evalearn match --a {model} --b {baseline} --games {} --depth {}",
-                eval.games.max(2).next_multiple_of(2),
-                eval.depth
+                "evalearn match --a {model} --b {baseline} --depth {} --games {} --seed 2026",
+                eval.depth,
+                eval.games.max(400).next_multiple_of(2)
             ),
         ),
     ];

@@ -78,6 +78,12 @@ impl EvalSpec {
                     builtins: G::BUILTINS,
                 }),
             },
+            // A name that is neither a built-in nor a file is most likely a typo'd name.
+            EvalSpec::Model(path) if !path.exists() => Err(LoadError::NoSuchEvaluator {
+                path: path.clone(),
+                game: G::NAME,
+                builtins: G::BUILTINS,
+            }),
             EvalSpec::Model(path) => {
                 let (evaluator, header) = load_model_file::<G>(path)?;
                 Ok((evaluator, Some(header)))
@@ -111,6 +117,12 @@ pub enum LoadError {
         path: PathBuf,
         reason: String,
     },
+    /// Neither a built-in evaluator nor an existing file.
+    NoSuchEvaluator {
+        path: PathBuf,
+        game: &'static str,
+        builtins: &'static [&'static str],
+    },
     /// A built-in evaluator of another game.
     NotForThisGame {
         name: String,
@@ -129,6 +141,17 @@ impl fmt::Display for LoadError {
                 path.display()
             ),
             LoadError::Invalid { path, reason } => write!(f, "{}: {reason}", path.display()),
+            LoadError::NoSuchEvaluator {
+                path,
+                game,
+                builtins,
+            } => write!(
+                f,
+                "'{}' is neither a built-in evaluator of {game} ({}) nor a model file (no such \
+                 file)",
+                path.display(),
+                builtins.join(", ")
+            ),
             LoadError::NotForThisGame {
                 name,
                 game,

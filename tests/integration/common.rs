@@ -1,17 +1,41 @@
 //! Helpers the integration tests share (each test file uses some of them).
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 
-/// A fresh folder for one test, under the system's temporary folder, named after the
-/// test file, the process and `name` so parallel tests never share one.
+/// The folder of this test run's files: under cargo's folder for integration tests'
+/// temporary files (`target/tmp`, which `cargo clean` empties), named after the process.
+/// Nothing goes to the system's /tmp. The first call removes the folders of earlier
+/// runs whose process is gone (a failed test keeps its files until then, to be looked at).
+pub fn run_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let root = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        let prefix = format!("evalearn-{}-", env!("CARGO_CRATE_NAME"));
+        if let Ok(entries) = std::fs::read_dir(root) {
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let gone = name
+                    .strip_prefix(&prefix)
+                    .and_then(|pid| pid.parse::<u32>().ok())
+                    .is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists());
+                if gone {
+                    let _ = std::fs::remove_dir_all(entry.path());
+                }
+            }
+        }
+        let dir = root.join(format!("{prefix}{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    })
+}
+
+/// A fresh folder for one test in [`run_dir`], named `name` so that parallel tests never
+/// share one.
 pub fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "evalearn-{}-{}-{name}",
-        env!("CARGO_CRATE_NAME"),
-        std::process::id()
-    ));
+    let dir = run_dir().join(name);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -24,10 +48,7 @@ pub fn evalearn_command() -> Command {
     command
         .env("EVALEARN_EGDB", "")
         .env("EVALEARN_KALAH_DB", "")
-        .env(
-            "XDG_DATA_HOME",
-            std::env::temp_dir().join(format!("evalearn-tests-data-{}", std::process::id())),
-        );
+        .env("XDG_DATA_HOME", run_dir().join("data"));
     command
 }
 

@@ -78,10 +78,12 @@ fn mismatched_model_files_are_rejected_with_the_reason() {
     assert!(load(&garbage).to_string().contains("not a model"));
 
     let missing = dir.join("missing.bin");
-    assert!(matches!(
-        load(&missing),
-        LoadError::Model(ModelError::Io { .. })
-    ));
+    let error = load(&missing);
+    assert!(matches!(error, LoadError::NoSuchEvaluator { .. }));
+    assert!(
+        error.to_string().contains("nor a model file") && error.to_string().contains("material"),
+        "{error}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -96,6 +96,14 @@ fn analyse_and_bench_search_kalah() {
         text.lines().last().unwrap().starts_with("bestmove "),
         "{text}"
     );
+    // A finished game: no move, and how it ended (B's row is empty: A banks its 5).
+    let over = "A:0,1,0,1,2,1,21,0,0,0,0,0,0,46";
+    let out = evalearn_ok(&["analyse", "--game", "kalah", "--position", over]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("result B wins, 26-46 (a row is empty)\nbestmove none"),
+        "{text}"
+    );
     // The evaluator names the game: `stores` is Kalah's.
     let out = evalearn_ok(&["analyse", "--eval", "tseitin", "--depth", "4"]);
     assert!(stdout(&out).contains("bestmove"));

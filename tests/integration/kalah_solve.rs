@@ -162,6 +162,13 @@ fn solve_from_the_command_line() {
     ]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("value "), "{text}");
+    // Kalah(6,3), 36 stones: a 12-stone database, not the default 20-stone one.
+    let out = evalearn_ok(&["solve", "--game", "kalah:6:3", "--tt-mb", "64"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("db 12 stones: ") && text.contains("value +2 (A wins by 2"),
+        "{text}"
+    );
     for args in [
         &["solve", "--game", "brazilian"][..],
         &["solve", "--game", "kalah:6:99"],

@@ -45,13 +45,12 @@ fn decode(bytes: &[u8]) -> Result<(ModelHeader, Weights), ModelError> {
     model::decode_model(bytes, None, None)
 }
 
-/// A per-test folder under the system temp dir, removed when dropped (even on failure).
+/// A per-test folder of the run's folder, removed when dropped (even on failure).
 struct TempDir(PathBuf);
 
 impl TempDir {
     fn new(test: &str) -> TempDir {
-        let dir =
-            std::env::temp_dir().join(format!("evalearn-model-{}-{test}", std::process::id()));
+        let dir = crate::common::run_dir().join(format!("model-{test}"));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         TempDir(dir)

@@ -63,6 +63,8 @@ fn a_scripted_game_with_mistakes_undo_and_save() {
     );
     play.send("e3-f5");
     play.wait_for("not a legal move");
+    play.send("bogus");
+    play.wait_for("unknown command bogus: type help");
     play.send("c3-d4");
     play.wait_for("black plays");
     play.send("undo");
@@ -170,6 +172,34 @@ fn watch_mode_plays_a_whole_game_and_saves_it() {
         }
         GameStatus::Ongoing => panic!("the saved game is not finished"),
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Watching, `quit` stops the game between two moves and saves it unfinished; other
+/// lines are answered. (The game at depth 8 lasts far longer than a line takes to
+/// arrive.)
+#[test]
+fn watch_mode_stops_on_quit() {
+    let dir = temp_dir("watch-quit");
+    let pdn_path = dir.join("watched.pdn");
+    let mut play = Play::start(&[
+        "--side",
+        "none",
+        "--depth",
+        "8",
+        "--pdn",
+        pdn_path.to_str().unwrap(),
+    ]);
+    play.wait_for("Type quit to stop watching");
+    play.send("help");
+    play.wait_for("help: while watching, only quit");
+    play.send("quit");
+    play.wait_for("stopped watching");
+    let transcript = play.finish();
+    assert!(!transcript.iter().any(|l| l.starts_with("game over")));
+    let games = pdn::read_games(&std::fs::read_to_string(&pdn_path).unwrap()).unwrap();
+    assert_eq!(games.len(), 1);
+    assert_eq!(games[0].result, None, "unfinished");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

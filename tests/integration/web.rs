@@ -17,7 +17,7 @@ use evalearn::web::{App, Config, Server};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use crate::common::{assert_input_error, linear_header, save_linear, temp_dir};
+use crate::common::{assert_input_error, evalearn, linear_header, save_linear, temp_dir};
 use crate::web_http::{Client, Events, PATIENCE, raw};
 
 /// A server on a free loopback port with a simulated clock, `models/` and `runs/`
@@ -830,7 +830,18 @@ fn random_requests_never_get_a_server_error() {
 }
 
 #[test]
-fn serve_refuses_a_folder_that_is_not_one() {
+fn serve_refuses_a_folder_that_is_not_one_and_a_port_in_use() {
     assert_input_error(&["serve", "--port", "0", "--models", "/nonexistent/models"]);
     assert_input_error(&["serve", "--port", "0", "--max-depth", "0"]);
+    // A port in use is the user's to change: status 2, and how.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let out = evalearn(&["serve", "--port", &port]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("cannot listen on 127.0.0.1:{port}"))
+            && stderr.contains("--port N"),
+        "{stderr}"
+    );
 }

@@ -5,7 +5,7 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use clap::Args;
@@ -183,13 +183,20 @@ pub(super) fn play_game<G: CliGame>(
         HumanSide::Both => "both sides".to_string(),
         HumanSide::None => "watching".to_string(),
     };
+    let commands = match args.side {
+        HumanSide::None => "Type quit to stop watching",
+        _ => "Type help for commands",
+    };
     session.say(&format!(
         "evalearn play ({}): you are {you}; the engine uses {}. Games are saved to {}. \
-         Type help for commands.",
+         {commands}.",
         G::variant_name(variant),
         session.engine_label(),
         session.save_path.display()
     ));
+    if args.side == HumanSide::None {
+        return session.watch();
+    }
     session.run()
 }
 
@@ -215,6 +222,43 @@ impl<G: CliGame> Session<G> {
         *self.record.position()
     }
 
+    /// Watch mode: the engine plays both sides while lines typed meanwhile (read by a
+    /// thread of their own, so that the games go on) are looked at between moves.
+    fn watch(&mut self) -> Result<(), CliError> {
+        let (typed, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::stdin().lines().map_while(Result::ok) {
+                if typed.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        self.show_board();
+        loop {
+            let status = self.record.status();
+            if status != GameStatus::Ongoing {
+                self.announce(status);
+                self.autosave(status);
+                return Ok(());
+            }
+            while let Ok(line) = lines.try_recv() {
+                match line.trim() {
+                    "" => {}
+                    "quit" | "exit" | "stop" => {
+                        self.say("stopped watching");
+                        self.quit();
+                        return Ok(());
+                    }
+                    other => self.say(&format!(
+                        "{other}: while watching, only quit (or Ctrl-C) is understood; it \
+                         stops the game and saves it"
+                    )),
+                }
+            }
+            self.engine_move();
+        }
+    }
+
     fn run(&mut self) -> Result<(), CliError> {
         let stdin = std::io::stdin();
         let interactive = stdin.is_terminal();
@@ -230,9 +274,6 @@ impl<G: CliGame> Session<G> {
             if !ongoing && !self.saved {
                 self.announce(status);
                 self.autosave(status);
-                if self.human == HumanSide::None {
-                    return Ok(());
-                }
             }
             if interactive {
                 let side = G::side_name(self.position().side_to_move());
@@ -324,6 +365,10 @@ impl<G: CliGame> Session<G> {
                 }
             }
             _ if !ongoing => self.say("the game is over: new, undo, load, save or quit"),
+            // No game's moves are made of letters alone (squares have digits).
+            _ if word.len() > 1 && word.chars().all(|c| c.is_ascii_alphabetic()) => self.say(
+                &format!("unknown command {word}: type help for the commands"),
+            ),
             _ => self.human_move(line),
         }
         false

@@ -142,6 +142,15 @@ pub fn resolve_move(pos: &Brazilian, text: &str) -> Result<Move, String> {
     let candidates: Vec<Move> = moves.iter().copied().filter(fits).collect();
     match candidates.as_slice() {
         [mv] => Ok(*mv),
+        // Captures are compulsory (the largest one): name them, not the typing.
+        [] if moves.iter().all(|m| m.is_capture()) => Err(format!(
+            "not a legal move: a capture is compulsory: {}",
+            moves
+                .iter()
+                .map(|&m| pos.format_move(m))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
         [] => Err(format!("not a legal move: {error}")),
         several => Err(format!(
             "ambiguous: {text} could be {}",
@@ -190,6 +199,10 @@ mod tests {
                 .unwrap_err()
                 .contains("ambiguous")
         );
+        // White's 22 can take 18: a quiet move is answered with the capture.
+        let capture = <Brazilian as Game>::parse_position_of((), "W:W22,31:B18,1").unwrap();
+        let error = resolve_move(&capture, "31-26").unwrap_err();
+        assert_eq!(error, "not a legal move: a capture is compulsory: 22x15");
     }
 
     #[test]

@@ -167,8 +167,10 @@ pub fn mine<G: Atoms>(
     let n = min_support.max(1);
     let max_atoms = max_atoms.min(MAX_REGION_SQUARES);
     let digits: Vec<[u8; MAX_SLOTS]> = positions.par_iter().map(G::atom_digits).collect();
+    // Regions in parallel too: each region's trie is built serially between its
+    // passes, and the other regions fill those gaps. `collect` keeps the regions' order.
     let per_region: Vec<Vec<AtomPath>> = regions
-        .iter()
+        .par_iter()
         .map(|r| mine_region(&digits, &r.squares, n, max_atoms))
         .collect();
     let mut seen: HashSet<Vec<Atom>> = HashSet::new();
