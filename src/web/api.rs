@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 
 use super::live::{self, Level, NewGame, Played};
 use super::table::Snapshot;
-use super::{App, MAX_BODY_BYTES, MAX_UPLOAD_BYTES, assets, runs};
+use super::{App, MAX_BODY_BYTES, MAX_UPLOAD_BYTES, assets, models, runs};
 
 /// A refused request: its status and what was wrong.
 #[derive(Debug)]
@@ -213,8 +213,8 @@ async fn info(State(app): State<App>) -> Response {
 async fn models(State(app): State<App>) -> ApiResult {
     let config = app.config().clone();
     let games = app.games().clone();
-    let list = blocking(move || Ok(runs::list_models(&games, &config))).await?;
-    Ok(axum::Json(json!({ "models": list })).into_response())
+    let reply = blocking(move || Ok(models::models_reply(&games, &config))).await?;
+    Ok(axum::Json(reply).into_response())
 }
 
 async fn list_games(State(app): State<App>) -> Response {

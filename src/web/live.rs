@@ -627,13 +627,16 @@ fn pv_texts<G: Game>(pos: &G, pv: &[G::Move]) -> Vec<String> {
     texts
 }
 
-/// Nodes a second over `elapsed`; null when too short to tell.
+/// Nodes a second over `elapsed`, from its nanoseconds: the page's searches often take
+/// well under a millisecond, which a coarser clock would show as no rate at all. Null
+/// only when no time passed.
 fn nodes_per_second(nodes: u64, elapsed: Duration) -> Value {
-    let seconds = elapsed.as_secs_f64();
-    if seconds >= 0.001 {
-        json!((nodes as f64 / seconds) as u64)
-    } else {
-        Value::Null
+    match elapsed.as_nanos() {
+        0 => Value::Null,
+        nanos => {
+            let rate = u128::from(nodes) * 1_000_000_000 / nanos;
+            json!(u64::try_from(rate).unwrap_or(u64::MAX))
+        }
     }
 }
 
@@ -660,6 +663,20 @@ pub(super) fn model_header(path: &Path) -> Result<ModelHeader, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nodes_per_second_are_told_for_searches_under_a_millisecond() {
+        assert_eq!(
+            nodes_per_second(300, Duration::from_micros(100)),
+            json!(3_000_000)
+        );
+        assert_eq!(nodes_per_second(5, Duration::from_secs(2)), json!(2));
+        assert_eq!(nodes_per_second(5, Duration::ZERO), Value::Null);
+        assert_eq!(
+            nodes_per_second(u64::MAX, Duration::from_nanos(1)),
+            json!(u64::MAX)
+        );
+    }
 
     #[test]
     fn levels_are_checked_against_the_caps() {

@@ -1,7 +1,8 @@
 //! `evalearn serve`: the browser front end. A small HTTP server (axum on tokio) serves
 //! the embedded page ([`assets`]) and a JSON API under `/api/` ([`api`]): games against
-//! the engine in both games ([`live`], [`table`]), the training runs of a folder with
-//! their metrics as they are written ([`runs`]), and game files to replay.
+//! the engine in both games ([`live`], [`table`]) and the models to play ([`models`]),
+//! the training runs of a folder with their metrics as they are written ([`runs`]), and
+//! game files to replay.
 //!
 //! Bounded work: at most [`Config::max_games`] live games, one search each, every search
 //! capped in depth and time and run on a blocking thread so the server keeps answering;
@@ -12,6 +13,7 @@ mod api;
 mod assets;
 mod games;
 mod live;
+mod models;
 mod runs;
 mod table;
 

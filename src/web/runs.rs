@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use super::Games;
 use super::api::{ApiError, blocking, body_bytes, query, segment};
 use super::live::{WebGame, side_key};
-use super::{App, Config, MAX_UPLOAD_BYTES};
+use super::{App, MAX_UPLOAD_BYTES};
 use crate::accuracy::heldout;
 use crate::game::Outcome;
 use crate::learn::config::TrainConfig;
@@ -36,7 +36,7 @@ const MAX_REPLAY_PLIES: usize = 50_000;
 /// Most files listed, and how deep below `--runs` they are looked for.
 const MAX_FILES: usize = 500;
 const MAX_FILE_DEPTH: usize = 3;
-const METRICS_SUFFIX: &str = ".metrics.jsonl";
+pub(super) const METRICS_SUFFIX: &str = ".metrics.jsonl";
 
 /// True for a plain file name: no folder, not hidden, printable, not too long.
 pub(super) fn plain_file_name(name: &str) -> bool {
@@ -94,41 +94,6 @@ fn read_capped(path: &Path, max: u64) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| e.to_string())
 }
 
-/// The model files of both folders (`models/NAME.bin`, `runs/NAME.bin`), with their game,
-/// kind and revision; checkpoints and unreadable files are left out.
-pub(super) fn list_models(games: &Games, config: &Config) -> Vec<Value> {
-    let mut list = Vec::new();
-    for (folder, dir) in [("models", &config.models), ("runs", &config.runs)] {
-        let Some(dir) = dir else { continue };
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            continue;
-        };
-        let mut names: Vec<String> = entries
-            .filter_map(|e| e.ok()?.file_name().into_string().ok())
-            .filter(|n| n.ends_with(".bin") && plain_file_name(n))
-            .collect();
-        names.sort();
-        for name in names {
-            let Ok(header) = crate::io::model::read_header(&dir.join(&name)) else {
-                continue;
-            };
-            let readable = games
-                .parse(&header.game)
-                .is_ok_and(|game| games.handle(&game).reads_kind(&header.kind));
-            if readable {
-                list.push(json!({
-                    "path": format!("{folder}/{name}"),
-                    "game": header.game,
-                    "kind": header.kind,
-                    "revision": header.revision,
-                    "games": header.meta.games,
-                }));
-            }
-        }
-    }
-    list
-}
-
 /// A run's name as the URL gives it: the part of `NAME.metrics.jsonl` before the suffix.
 fn run_name(path: Result<UrlPath<String>, PathRejection>) -> Result<String, ApiError> {
     let name = segment(path)?;
@@ -139,7 +104,7 @@ fn run_name(path: Result<UrlPath<String>, PathRejection>) -> Result<String, ApiE
 }
 
 /// The metrics lines of a file, checked.
-fn read_metrics(path: &Path) -> Result<Vec<MetricsLine>, String> {
+pub(super) fn read_metrics(path: &Path) -> Result<Vec<MetricsLine>, String> {
     let text = read_capped(path, MAX_METRICS_BYTES)?;
     parse_metrics(&text)
 }

@@ -26,14 +26,36 @@ async function newGame(page, { game = "brazilian", human = "first", depth = "2",
   await page.selectOption("#set-level-kind", "depth");
   await page.fill("#set-level", depth);
   await page.fill("#set-position", position);
-  const before = await page.locator("#position").textContent();
+  // The page opens on a game already: wait for another one.
+  const before = await page.evaluate(() => document.body.dataset.game || "");
   await page.click("#btn-new");
-  // A new game shows its board and position (the same text if the last game had it).
   await page.waitForFunction(
-    (old) => document.querySelector("#board svg") && document.querySelector("#status").textContent.includes("to move"),
+    (old) => (document.body.dataset.game || "") !== old
+      && document.querySelector("#board svg")
+      && document.querySelector("#status").textContent.includes("to move"),
     before,
     { timeout: WAIT },
   );
+}
+
+// The first screen: a game at the start, the person to move, against the engine the
+// server chose (EXPECT_ENGINE), with every model listed once (EXPECT_MODELS of the game).
+async function checkFirstScreen(page) {
+  check(await page.evaluate(() => !!document.body.dataset.game), "the page should open on a game");
+  check((await page.locator("#board svg").count()) === 1, "the first screen should show a board");
+  const fen = await page.locator("#position").textContent();
+  check(fen === process.env.EXPECT_FEN, `the first position is ${fen}, expected the start ${process.env.EXPECT_FEN}`);
+  const status = await page.locator("#status").textContent();
+  check(status.includes("to move (you)"), `the person should be to move, the page says ${status}`);
+  const engine = await page.locator("#set-engine").inputValue();
+  check(engine === process.env.EXPECT_ENGINE, `the engine should be ${process.env.EXPECT_ENGINE}, is ${engine}`);
+  const label = await page.locator("#engine-label").textContent();
+  const model = process.env.EXPECT_ENGINE.replace(/^model:/, "");
+  check(label.includes(model), `the game should be played by ${model}, the page says ${label}`);
+  const listed = await page.$$eval("#set-engine option", (options) => options.map((o) => o.value).filter((v) => v.startsWith("model:")));
+  const files = listed.map((v) => v.split("/").pop());
+  check(listed.length === Number(process.env.EXPECT_MODELS), `${process.env.EXPECT_MODELS} models should be listed, the list has ${listed.join(", ")}`);
+  check(new Set(files).size === files.length, `a model file is listed twice: ${listed.join(", ")}`);
 }
 
 const square = (page, n) => page.locator(`[data-square="${n}"]`);
@@ -44,6 +66,48 @@ async function waitMoves(page, count) {
 }
 
 const scenarios = {
+  // The first screen, without a click: a board, the strongest model as the engine.
+  async "first-screen"(page) {
+    await checkFirstScreen(page);
+    const message = await page.locator("#message").textContent();
+    check(message.includes("strongest"), `the page should say why the engine was chosen, says ${message}`);
+  },
+
+  // The README's `serve --models models --runs models` on the shipped models: the first
+  // screen plays the strongest of them; a move and its reply (docs/web-play.png).
+  async "readme-command"(page) {
+    await checkFirstScreen(page);
+    await square(page, 22).click();
+    await square(page, 18).click();
+    await waitMoves(page, 2);
+    await page.waitForFunction(() => document.querySelector("#status").textContent.includes("(you)"), null, { timeout: WAIT });
+    const nps = await page.locator("#info-nps").textContent();
+    check(/^[0-9][0-9,]*$/.test(nps), `the engine's nodes/s should be shown, is ${nps}`);
+  },
+
+  // Nodes per second while the engine thinks: a search deeper than it gets to (the
+  // server's time cap is an hour) runs until Stop.
+  async "nodes-per-second"(page) {
+    await page.selectOption("#set-human", "both");
+    await page.selectOption("#set-level-kind", "depth");
+    await page.fill("#set-level", "30");
+    await page.click("#btn-apply");
+    await page.waitForFunction(() => !document.querySelector("#btn-go").disabled, null, { timeout: WAIT });
+    await page.click("#btn-go");
+    await page.waitForFunction(
+      () => document.querySelector("#thinking").classList.contains("active")
+        && /^[0-9][0-9,]*$/.test(document.querySelector("#info-nps").textContent)
+        && /^[0-9][0-9,]*$/.test(document.querySelector("#info-nodes").textContent),
+      null,
+      { timeout: WAIT },
+    );
+    await page.click("#btn-stop");
+    await waitMoves(page, 1);
+    await page.waitForFunction(() => !document.querySelector("#thinking").classList.contains("active"), null, { timeout: WAIT });
+    const nps = await page.locator("#info-nps").textContent();
+    check(/^[0-9][0-9,]*$/.test(nps), `the finished search's nodes/s should stay shown, is ${nps}`);
+  },
+
   // A draughts move by clicks, then the engine's reply.
   async "draughts-move"(page) {
     await newGame(page);

@@ -169,7 +169,7 @@ fn the_same_model_whatever_the_split(learner: &str) {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let stages: Vec<_> = lines.iter().map(|l| l.stages.clone().unwrap()).collect();
+    let stages: Vec<_> = lines.iter().map(|l| l.stages.unwrap()).collect();
     let staged: f64 = stages.iter().map(|s| s.total()).sum();
     let elapsed = lines.last().unwrap().elapsed_s;
     assert!(

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use evalearn::eval::EvalGame;
 use evalearn::game::brazilian::Brazilian;
 use evalearn::game::kalah::Kalah;
 use evalearn::game::{Game, GameFile};
@@ -541,11 +542,16 @@ fn the_server_answers_while_a_search_runs_and_stop_plays_the_best_move_so_far() 
         200
     );
     engine_reply(&mut other, &quick_id, 2);
-    // The live search reports its iterations.
-    let live = wait_until(&mut client, &busy_id, |s| !s["search"]["info"].is_null());
+    // The live search reports its iterations, with nodes and nodes per second.
+    let live = wait_until(&mut client, &busy_id, |s| {
+        s["search"]["info"]["nps"].is_u64() || !s["last_search"].is_null()
+    });
     assert_eq!(live["thinking"], json!(true));
-    assert!(live["search"]["info"]["depth"].as_u64().unwrap() >= 1);
-    assert!(!live["search"]["info"]["pv"].as_array().unwrap().is_empty());
+    let info = &live["search"]["info"];
+    assert!(info["depth"].as_u64().unwrap() >= 1);
+    assert!(!info["pv"].as_array().unwrap().is_empty());
+    assert!(info["nodes"].as_u64().unwrap() >= 1, "{info}");
+    assert!(info["nps"].as_u64().unwrap() >= 1, "{info}");
 
     let stop = client.post(&format!("/api/games/{busy_id}/stop"), "");
     assert_eq!(stop.status, 200);
@@ -597,6 +603,116 @@ fn a_new_model_revision_is_loaded_before_the_engine_moves() {
     );
     assert_eq!(wrong.status, 400);
     assert!(wrong.error().contains("brazilian"), "{}", wrong.error());
+}
+
+#[test]
+fn each_model_file_is_listed_once_and_the_strongest_or_the_live_run_comes_first() {
+    // The README's `serve --models models --runs models`: one folder twice.
+    let server = TestServer::start("strongest", |c| c.runs = c.models.clone());
+    let folder = server.dir.join("models");
+    // Finished runs (5 of 5 iterations): the last evaluation decides.
+    write_run(&folder, "strong", &[(4, Some(150.0)), (5, None)]);
+    write_run(&folder, "weak", &[(4, None), (5, Some(40.0))]);
+    // A model without a run: more games, but no evaluation.
+    let mut header = linear_header();
+    header.meta.games = 1_000_000;
+    save_linear(&folder.join("plain.bin"), &mut header, 0.5);
+    let mut client = server.client();
+    let reply = client.get("/api/models").json();
+    let models = reply["models"].as_array().unwrap();
+    let paths: Vec<&str> = models.iter().map(|m| m["path"].as_str().unwrap()).collect();
+    // A run keeps its runs/ name (the training page's), a plain model its models/ one.
+    assert_eq!(
+        paths,
+        ["models/plain.bin", "runs/strong.bin", "runs/weak.bin"]
+    );
+    assert_eq!(models[0]["also"], json!(["runs/plain.bin"]));
+    assert_eq!(models[0]["elo"], Value::Null);
+    assert_eq!(models[1]["also"], json!(["models/strong.bin"]));
+    assert_eq!(models[1]["elo"], json!(150.0));
+    assert_eq!(models[1]["iteration"], json!(5));
+    assert_eq!(models[1]["iterations"], json!(5));
+    assert_eq!(models[1]["live"], json!(false));
+    let first = &reply["defaults"]["brazilian"];
+    assert_eq!(first["model"], json!("runs/strong.bin"));
+    assert!(
+        first["why"].as_str().unwrap().contains("strongest"),
+        "{first}"
+    );
+    assert_eq!(
+        reply["defaults"]["kalah"]["eval"],
+        json!(Kalah::BUILTINS[0])
+    );
+    assert_eq!(reply["start_game"], json!("brazilian"));
+    // Either name plays the file.
+    for name in ["runs/strong.bin", "models/strong.bin"] {
+        let state = new_game(&mut client, json!({ "model": name }));
+        assert_eq!(state["engine"]["model"], json!(name));
+    }
+
+    // A run being trained (2 of 5 iterations, just written) comes first, weak as it is.
+    write_run(&folder, "fresh", &[(1, None), (2, Some(-30.0))]);
+    let reply = client.get("/api/models").json();
+    let first = &reply["defaults"]["brazilian"];
+    assert_eq!(first["model"], json!("runs/fresh.bin"));
+    assert!(
+        first["why"].as_str().unwrap().contains("being trained"),
+        "{first}"
+    );
+    let fresh = &reply["models"][0];
+    assert_eq!(fresh["path"], json!("runs/fresh.bin"));
+    assert_eq!(fresh["live"], json!(true));
+    assert_eq!(reply["models"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn without_evaluations_the_most_trained_model_comes_first_and_a_link_is_listed_once() {
+    let server = TestServer::start("most-games", |_| {});
+    let models = server.dir.join("models");
+    let mut header = linear_header();
+    for (name, games) in [("few", 10), ("many", 1000), ("same", 1000)] {
+        header.meta.games = games;
+        save_linear(&models.join(format!("{name}.bin")), &mut header, 0.5);
+    }
+    std::os::unix::fs::symlink(
+        models.join("many.bin"),
+        server.dir.join("runs").join("link.bin"),
+    )
+    .unwrap();
+    let mut client = server.client();
+    let reply = client.get("/api/models").json();
+    let listed = reply["models"].as_array().unwrap();
+    assert_eq!(listed.len(), 3, "{reply}");
+    assert_eq!(listed[1]["path"], json!("models/many.bin"));
+    assert_eq!(listed[1]["also"], json!(["runs/link.bin"]));
+    // Most games; of equals, the first listed.
+    let first = &reply["defaults"]["brazilian"];
+    assert_eq!(first["model"], json!("models/many.bin"));
+    assert!(
+        first["why"].as_str().unwrap().contains("most games"),
+        "{first}"
+    );
+    let state = new_game(&mut client, json!({ "model": "runs/link.bin" }));
+    assert_eq!(state["engine"]["model"], json!("runs/link.bin"));
+
+    // No model at all: the game's first built-in evaluator.
+    let bare = TestServer::start("no-models", |c| {
+        c.models = None;
+        c.runs = None;
+    });
+    let reply = bare.client().get("/api/models").json();
+    assert_eq!(reply["models"], json!([]));
+    assert_eq!(
+        reply["defaults"]["brazilian"],
+        json!({
+            "eval": Brazilian::BUILTINS[0],
+            "why": format!(
+                "the built-in {} evaluator (no model of brazilian in --models or --runs)",
+                Brazilian::BUILTINS[0]
+            ),
+        })
+    );
+    assert_eq!(reply["start_game"], json!("brazilian"));
 }
 
 /// A metrics line of iteration `i` (with an evaluation when `elo` is given).

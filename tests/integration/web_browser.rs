@@ -48,13 +48,15 @@ struct Serve {
 }
 
 impl Serve {
-    fn start(runs: &Path) -> Serve {
+    /// Serves `folder` as both `--runs` and `--models` (as the README's command does).
+    fn start(folder: &Path, args: &[&str]) -> Serve {
         let mut child = Command::new(env!("CARGO_BIN_EXE_evalearn"))
             .env("EVALEARN_EGDB", "")
             .args(["serve", "--port", "0", "--tt-mb", "4", "--runs"])
-            .arg(runs)
+            .arg(folder)
             .arg("--models")
-            .arg(runs)
+            .arg(folder)
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -85,12 +87,25 @@ impl Drop for Serve {
 
 /// Runs scenario `name` against a fresh server whose runs folder `prepare` fills.
 fn scenario(name: &str, expect_fen: Option<String>, prepare: impl FnOnce(&Path)) {
+    let expect: Vec<(&str, String)> = expect_fen.map(|f| ("EXPECT_FEN", f)).into_iter().collect();
+    scenario_with(name, &expect, None, &[], prepare);
+}
+
+/// Runs scenario `name` with `expect` in its environment against a fresh server of
+/// `folder` (default: a fresh runs folder that `prepare` fills) and `args`.
+fn scenario_with(
+    name: &str,
+    expect: &[(&str, String)],
+    folder: Option<&Path>,
+    args: &[&str],
+    prepare: impl FnOnce(&Path),
+) {
     require_browser();
     // One browser at a time.
     let _one = one_browser();
     let dir = temp_dir(&format!("browser-{name}"));
     prepare(&dir);
-    let serve = Serve::start(&dir);
+    let serve = Serve::start(folder.unwrap_or(&dir), args);
     let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/web-screenshots");
     let mut node = Command::new("node");
     node.current_dir(browser_dir())
@@ -99,8 +114,8 @@ fn scenario(name: &str, expect_fen: Option<String>, prepare: impl FnOnce(&Path))
         .env("EVALEARN_URL", &serve.url)
         .env("EVALEARN_SHOTS", &shots)
         .env("EVALEARN_RUNS", &dir);
-    if let Some(fen) = expect_fen {
-        node.env("EXPECT_FEN", fen);
+    for (key, value) in expect {
+        node.env(key, value);
     }
     let out = node.output().expect("run node (is nodejs installed?)");
     drop(serve);
@@ -111,6 +126,75 @@ fn scenario(name: &str, expect_fen: Option<String>, prepare: impl FnOnce(&Path))
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// What the first screen of the default game must show: the start, the engine
+/// `engine` (a value of the engine list), `models` models of the game listed.
+fn first_screen(engine: &str, models: usize) -> Vec<(&'static str, String)> {
+    vec![
+        ("EXPECT_FEN", Brazilian::start().format_position()),
+        ("EXPECT_ENGINE", engine.to_string()),
+        ("EXPECT_MODELS", models.to_string()),
+    ]
+}
+
+#[test]
+fn browser_the_first_screen_is_a_game_against_the_strongest_model() {
+    // Finished runs (5 of 5 iterations): the strongest by its last evaluation wins,
+    // whatever the other's later lines or more games say.
+    let expect = first_screen("model:runs/strong.bin", 2);
+    scenario_with("first-screen", &expect, None, &[], |dir| {
+        write_run(dir, "strong", &[(4, Some(150.0)), (5, None)]);
+        write_run(dir, "weak", &[(4, None), (5, Some(40.0))]);
+    });
+}
+
+#[test]
+fn browser_nodes_per_second_are_shown_while_the_engine_thinks() {
+    scenario_with(
+        "nodes-per-second",
+        &[],
+        None,
+        &["--max-seconds", "3600"],
+        |_| {},
+    );
+}
+
+/// The shipped draughts model with the highest Elo at its last evaluation, as
+/// `model:runs/NAME.bin` (each has its run beside it), and how many there are.
+fn strongest_shipped() -> (String, usize) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    let mut best: Option<(f64, String)> = None;
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let Some(stem) = name.strip_suffix(".bin") else {
+            continue;
+        };
+        let header = evalearn::io::model::read_header(&dir.join(&name)).unwrap();
+        if header.game != Brazilian::NAME {
+            continue;
+        }
+        count += 1;
+        let metrics = std::fs::read_to_string(dir.join(format!("{stem}.metrics.jsonl"))).unwrap();
+        let elo = metrics
+            .lines()
+            .rev()
+            .find_map(|l| serde_json::from_str::<serde_json::Value>(l).ok()?["elo"].as_f64())
+            .unwrap();
+        if best.as_ref().is_none_or(|(b, _)| elo > *b) {
+            best = Some((elo, format!("model:runs/{name}")));
+        }
+    }
+    (best.unwrap().1, count)
+}
+
+#[test]
+fn browser_the_readme_command_plays_the_strongest_shipped_model() {
+    let (engine, models) = strongest_shipped();
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    let expect = first_screen(&engine, models);
+    scenario_with("readme-command", &expect, Some(&shipped), &[], |_| {});
 }
 
 #[test]

@@ -59,6 +59,9 @@ const Play = (() => {
   let noticeSeen = 0;
   let animation = null;   // Kalah: the sowings of the last move being shown
   let models = [];
+  let defaults = {};      // each game's first engine ({model} or {eval}) and why
+  let startGame = null;   // the game of the first screen
+  let asked = 0;          // new games asked for: only the latest one's reply is shown
 
   const humanPlays = (side) => state && (state.human === "both" || state.human === side);
   const sideName = (side) => state.names[side === "first" ? 0 : 1];
@@ -71,9 +74,30 @@ const Play = (() => {
   async function loadModels() {
     const reply = await api("GET", "/api/models");
     models = reply.ok ? reply.data.models : [];
+    defaults = reply.ok ? reply.data.defaults : {};
+    startGame = reply.ok ? reply.data.start_game : null;
     fillEngines();
   }
 
+  // The engine list's value of a model, by any of its names (a file in both folders is
+  // listed once, under one of them).
+  function modelValue(path) {
+    const m = models.find((m) => m.path === path || m.also.includes(path));
+    return m ? `model:${m.path}` : null;
+  }
+
+  function modelLabel(m) {
+    const facts = [m.kind, `revision ${m.revision}`];
+    if (m.elo !== null) {
+      const elo = Math.round(m.elo);
+      facts.push(`Elo ${elo > 0 ? "+" : ""}${elo}`);
+    }
+    if (m.live) facts.push("training now");
+    return `${m.path} (${facts.join(", ")})`;
+  }
+
+  // Fills the engine list of the chosen game and selects `preferred`, else the game's
+  // first engine as the server chose it (docs/web.md).
   function fillEngines(preferred) {
     const game = $("set-game").value;
     const select = $("set-engine");
@@ -83,9 +107,14 @@ const Play = (() => {
       select.add(new Option(`built-in: ${name}`, `eval:${name}`));
     }
     for (const m of models.filter((m) => m.game.split(":")[0] === game)) {
-      select.add(new Option(`${m.path} (${m.kind}, revision ${m.revision})`, `model:${m.path}`));
+      select.add(new Option(modelLabel(m), `model:${m.path}`));
     }
-    if (preferred) select.value = preferred;
+    const first = defaults[game];
+    let wanted = preferred;
+    if (preferred && preferred.startsWith("model:")) wanted = modelValue(preferred.slice(6));
+    if (!preferred && first) wanted = first.model ? modelValue(first.model) : `eval:${first.eval}`;
+    if (wanted && [...select.options].some((o) => o.value === wanted)) select.value = wanted;
+    select.title = first ? `first choice: ${first.why}` : "";
   }
 
   function levelFromForm() {
@@ -93,7 +122,9 @@ const Play = (() => {
     return { [$("set-level-kind").value]: value };
   }
 
+  // Starts a game with the form's settings; true when it is shown.
   async function newGame() {
+    const ticket = ++asked;
     const request = {
       game: $("set-game").value,
       human: $("set-human").value,
@@ -105,10 +136,33 @@ const Play = (() => {
     const position = $("set-position").value.trim();
     if (position) request.position = position;
     const reply = await api("POST", "/api/games", request);
-    if (!reply.ok) return say(reply.data.error);
+    if (ticket !== asked) {
+      // A later New game overtook this one (the first screen's, say): drop it.
+      if (reply.ok) api("DELETE", `/api/games/${reply.data.id}`);
+      return false;
+    }
+    if (!reply.ok) {
+      say(reply.data.error);
+      return false;
+    }
     if (state) api("DELETE", `/api/games/${state.id}`);
     flipped = request.human === "second";
     start(reply.data);
+    return true;
+  }
+
+  // The first screen: a new game with the form's settings, on the game of a run being
+  // trained (else the first game), against that game's first engine.
+  async function openFirst() {
+    const games = [...$("set-game").options].map((o) => o.value);
+    if (games.includes(startGame)) $("set-game").value = startGame;
+    fillEngines();
+    const first = defaults[$("set-game").value];
+    if (await newGame()) {
+      if (first) say(`Engine: ${first.why}.`, true);
+    } else if (!state) {
+      $("status").textContent = "No game yet: choose the settings and press New game.";
+    }
   }
 
   function start(first) {
@@ -121,6 +175,7 @@ const Play = (() => {
     if (events) events.close();
     say("");
     $("notice").textContent = "";
+    document.body.dataset.game = first.id;
     receive(first);
     events = new EventSource(`/api/games/${first.id}/events`);
     events.addEventListener("state", (e) => receive(JSON.parse(e.data)));
@@ -418,7 +473,7 @@ const Play = (() => {
     return reply;
   }
 
-  function init() {
+  async function init() {
     $("btn-new").addEventListener("click", newGame);
     $("set-game").addEventListener("change", () => fillEngines());
     $("btn-flip").addEventListener("click", () => { flipped = !flipped; render(); });
@@ -430,7 +485,13 @@ const Play = (() => {
     $("btn-go").addEventListener("click", () => command("go", {}));
     $("btn-stop").addEventListener("click", () => command("stop"));
     $("btn-apply").addEventListener("click", () => command("settings", { level: levelFromForm(), human: $("set-human").value }));
-    loadModels();
+    // A page left behind would hold one of the server's --max-games places until its
+    // game is idle; one kept in the back-forward cache may come back to it.
+    window.addEventListener("pagehide", (e) => {
+      if (state && !e.persisted) fetch(`/api/games/${state.id}`, { method: "DELETE", keepalive: true });
+    });
+    await loadModels();
+    await openFirst();
   }
 
   // Opens a game against `model` (from the runs page).
@@ -657,7 +718,7 @@ const Replay = (() => {
     return;
   }
   info = reply.data;
-  Play.init();
+  await Play.init();
   window.addEventListener("hashchange", showPage);
   showPage();
   document.body.dataset.ready = "true";
