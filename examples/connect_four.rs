@@ -10,7 +10,9 @@
 //! - [`TrainGame`]: those learners; and [`HeldOutGame`], kept at its default (no
 //!   positions with exact values).
 //!
-//! Run it: `cargo run --release --example connect_four` (about half a minute on 2 cores).
+//! Run it: `cargo run --release --example connect_four` (about a minute on 2 cores; on
+//! 2026-11-26 the model scored 56.2%, Elo +44 [+7, +81], against `tactics` over 200 games
+//! and 45.8% against `centre`).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -396,7 +398,7 @@ impl TrainGame for ConnectFour {
     }
 }
 
-/// The training run: 20,000 self-play games at depth 4, a 32-unit network, the step
+/// The training run: 40,000 self-play games at depth 4, a 32-unit network, the step
 /// size falling from 0.2 to 0.02.
 fn config(model: &Path) -> String {
     format!(
@@ -407,7 +409,7 @@ seed = 7
 model = "{}"
 
 [budget]
-iterations = 40
+iterations = 80
 
 [selfplay]
 depth = 4
@@ -551,15 +553,21 @@ mod tests {
         assert_eq!(ConnectFour::unpack(&pos.pack()).unwrap(), pos);
     }
 
-    /// The example's whole run, fewer games in the final matches: the trained model
-    /// must beat the baseline it was evaluated against (the result is fixed by the seeds).
+    /// The example's whole run: the trained model must beat the baseline it was
+    /// evaluated against, the low end of the Elo interval above 0 (the result is fixed
+    /// by the seeds).
     #[test]
     fn trains_and_beats_the_baseline() {
         let dir = work_dir("connect-four-test");
-        let tallies = train_and_match(&dir, 50);
+        let tallies = train_and_match(&dir, 100);
         let _ = std::fs::remove_dir_all(&dir);
         let (name, tally) = tallies.unwrap()[0];
-        let score = tally.estimate().score;
-        assert!(score > 0.55, "the TD model scored {score} against {name}");
+        let estimate = tally.estimate();
+        assert!(
+            estimate.elo_low > 0.0,
+            "the TD model scored {} against {name}, Elo {}",
+            estimate.score,
+            estimate.elo_text(1)
+        );
     }
 }

@@ -192,7 +192,7 @@ fn train_refuses_to_replace_results_and_restart_keeps_them_as_backups() {
     );
     assert!(
         out.contains(&format!(
-            "evalearn match --a {model} --b material --games 100 --depth 3"
+            "evalearn match --a {model} --b material --depth 3 --games 400 --seed 2026"
         )),
         "{out}"
     );
