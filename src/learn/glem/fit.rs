@@ -377,9 +377,11 @@ fn split_phases(w0: &[Vec<f64>], r: usize, phases: usize) -> (Vec<Vec<f64>>, Vec
 }
 
 /// The per-(phase, region) weights of a shared part and the phases' deviations.
+// `combine` and `sum_phases` run once per epoch over every weight: in parallel over the
+// tasks (regions), each element computed as it was serially, so the bytes do not change.
 fn combine(shared: &[Vec<f64>], deviation: &[Vec<f64>], r: usize) -> Vec<Vec<f64>> {
     deviation
-        .iter()
+        .par_iter()
         .enumerate()
         .map(|(task, d)| {
             d.iter()
@@ -392,6 +394,7 @@ fn combine(shared: &[Vec<f64>], deviation: &[Vec<f64>], r: usize) -> Vec<Vec<f64
 
 fn sum_phases(by_task: &[Vec<f64>], regions: usize, phases: usize) -> Vec<Vec<f64>> {
     (0..regions)
+        .into_par_iter()
         .map(|region| {
             let mut sum = by_task[region].clone();
             for p in 1..phases {
