@@ -57,9 +57,13 @@ pub struct AccuracyArgs {
     /// Static values within ±this many centi-units predict a draw
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(i32).range(0..=20_000))]
     pub draw_band: i32,
-    /// Transposition table of each searcher (and of the Kalah solver ×16), MiB
+    /// Transposition table of each thread's searcher (and Kalah solver: ×16), MiB
     #[arg(long = "tt-mb", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub tt_mb: u64,
+    /// Threads solving and searching the positions (default: one per core); the figures
+    /// do not depend on it
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
     #[command(flatten)]
     pub db: SolverDbArgs,
     /// Also write the figures as JSON to this file
@@ -112,8 +116,12 @@ pub(super) fn accuracy_of<G: CliGame>(
             .map(|centi_per_logit| Probability::Logistic { centi_per_logit }),
         tt_mib: args.tt_mb as usize,
     };
-    let (cases, units) = G::accuracy_cases(variant, &args)?;
-    let report = measure(&cases, &evaluator, &settings);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads)
+        .build()
+        .map_err(|e| CliError::failure(format!("cannot start worker threads: {e}")))?;
+    let (cases, units) = pool.install(|| G::accuracy_cases(variant, &args))?;
+    let report = pool.install(|| measure(&cases, &evaluator, &settings));
     println!("evaluator {spec}");
     print!("{}", report.text(units));
     if let Some(path) = &args.json {

@@ -429,6 +429,59 @@ fn bad_input_is_refused_naming_the_flag() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--b"));
 }
 
+/// Positions are solved and searched on every thread, and the figures are the same
+/// whatever the thread count (each run with a folder of its own: nothing is read back).
+#[test]
+fn kalah_accuracy_is_the_same_on_one_and_two_threads() {
+    let out_dir = temp_dir("accuracy-threads");
+    let run = |threads: &str| {
+        let json = out_dir.join(format!("{threads}.json"));
+        let db = out_dir.join(format!("db-{threads}"));
+        let out = evalearn_ok(&[
+            "accuracy",
+            "--eval",
+            "stores",
+            "--game",
+            "kalah:6:2",
+            "--positions",
+            "60",
+            "--seed",
+            "5",
+            "--depths",
+            "0,2,4",
+            "--db-stones",
+            "6",
+            "--db-dir",
+            db.to_str().unwrap(),
+            "--threads",
+            threads,
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            text.contains("solved 60 positions in ")
+                && text.contains(&format!(" on {threads} threads (0 values known before")),
+            "{text}"
+        );
+        (std::fs::read(&json).unwrap(), text)
+    };
+    let (one, one_text) = run("1");
+    let (two, two_text) = run("2");
+    assert_eq!(
+        one, two,
+        "JSON of 1 thread and of 2 differ:\n{one_text}\n{two_text}"
+    );
+    let figures = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| !l.starts_with("solved ") && !l.starts_with("db "))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(figures(&one_text), figures(&two_text));
+    std::fs::remove_dir_all(&out_dir).unwrap();
+}
+
 #[test]
 fn late_kalah_positions_of_any_variant_are_solved() {
     let out = evalearn_ok(&[

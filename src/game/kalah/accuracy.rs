@@ -5,7 +5,8 @@ use std::collections::HashSet;
 
 use rand::RngExt;
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Instant;
 
 use super::commands::solve::KalahDb;
@@ -15,13 +16,14 @@ use super::solve::db::EndgameDb;
 use crate::accuracy::Case;
 use crate::accuracy::heldout::HeldOutGame;
 use crate::arena::engine_game::{Exploration, GameRules, play_engine_game};
+use crate::arena::workers::run_workers;
 use crate::cli::accuracy::{AccuracyArgs, AccuracyGame, dataset_positions};
 use crate::cli::args::{advance, progress_bar};
 use crate::cli::{CliError, interrupt};
 use crate::game::Game;
 use crate::game::kalah::evaluators::KalahEval;
 use crate::game::kalah::solve::board::{pits_of, stones};
-use crate::game::kalah::solve::cache::CachedSolver;
+use crate::game::kalah::solve::cache::{CachedSolver, ExactValues, SharedCacheSolver};
 use crate::game::kalah::{Kalah, KalahMoves, KalahRules};
 use crate::search::Tablebase;
 use crate::search::{Limits, SearchConfig, Searcher};
@@ -103,7 +105,7 @@ pub fn selfplay_positions(
 }
 
 /// The case of `pos` with every move's value solved (`None` with fewer than two moves).
-pub fn case_of(solver: &mut CachedSolver, pos: &Kalah) -> Option<Case<Kalah>> {
+pub fn case_of(solver: &mut impl ExactValues, pos: &Kalah) -> Option<Case<Kalah>> {
     let mut moves = KalahMoves::new();
     pos.legal_moves(&mut moves);
     if moves.len() < 2 {
@@ -189,63 +191,84 @@ fn accuracy_cases(args: &AccuracyArgs, rules: KalahRules) -> Result<Vec<Case<Kal
     let db = args
         .db
         .open(rules, most_stones, &stop, |line| println!("{line}"))?;
-    let solver = Solver::new(rules, 16 * args.tt_mb as usize, db)
-        .map_err(CliError::failure)?
-        .with_stop(Arc::clone(&stop));
+    let tt_mib = 16 * args.tt_mb as usize;
+    Solver::check_db(rules, db.as_deref()).map_err(CliError::failure)?;
     let folder = args.db.folder();
     let (cache, warning) = SolvedCache::open(folder.as_deref(), rules);
     if let Some(warning) = warning {
         eprintln!("warning: {warning}");
     }
     let known = cache.len();
-    let mut exact = CachedSolver { solver, cache };
+    let cache = RwLock::new(cache);
+    let save = || {
+        let saved = cache.write().unwrap_or_else(PoisonError::into_inner).save();
+        if let Err(e) = saved {
+            eprintln!("warning: {e}");
+        }
+    };
+    let chosen = crate::accuracy::choose_positions(distinct_playable(positions), count, args.seed);
     let bar = progress_bar(
-        count as u64,
+        chosen.len() as u64,
         "[{bar:30}] {pos}/{len} positions solved, eta {eta}",
     );
     let started = Instant::now();
     let mut last_save = Instant::now();
-    let save = |exact: &mut CachedSolver| {
-        if let Err(e) = exact.cache.save() {
-            eprintln!("warning: {e}");
-        }
-    };
-    let mut cases: Vec<Case<Kalah>> = Vec::with_capacity(count);
-    let chosen = crate::accuracy::choose_positions(distinct_playable(positions), count, args.seed);
-    for pos in &chosen {
-        let case = case_of(&mut exact, pos);
-        if interrupt::raised(&stop) {
-            bar.finish_and_clear();
-            let added = exact.cache.added();
-            save(&mut exact);
-            return Err(interrupt::stopped(format!(
-                "{} of {count} positions solved; {added} new values kept in the cache{}, so a \
-                 second run starts from them",
-                cases.len(),
-                folder
-                    .as_deref()
-                    .map_or(String::new(), |f| format!(" in {}", f.display()))
-            )));
-        }
-        if let Some(case) = case {
-            cases.push(case);
-        }
-        advance(&bar, "positions");
-        if last_save.elapsed().as_secs() >= SAVE_EVERY_SECONDS {
-            save(&mut exact);
-            last_save = Instant::now();
-        }
-    }
+    let mut solved: Vec<Option<Option<Case<Kalah>>>> = vec![None; chosen.len()];
+    let nodes = AtomicU64::new(0);
+    let jobs: Vec<u64> = (0..chosen.len() as u64).collect();
+    // Each position is solved by one thread's solver; every value found goes to the
+    // shared cache. Values are exact, so the cases do not depend on the thread count.
+    run_workers(
+        rayon::current_num_threads(),
+        &jobs,
+        &stop,
+        || SharedCacheSolver {
+            solver: Solver::new(rules, tt_mib, db.clone())
+                .expect("the rules and database checked above")
+                .with_stop(Arc::clone(&stop)),
+            cache: &cache,
+        },
+        |exact, job| {
+            let before = exact.solver.nodes();
+            let case = case_of(exact, &chosen[job as usize]);
+            nodes.fetch_add(exact.solver.nodes() - before, Ordering::Relaxed);
+            // A solve cut short by Ctrl-C gave bounds, not values: the case is dropped.
+            (job as usize, case, exact.solver.stopped())
+        },
+        |(index, case, cut_short)| {
+            if !cut_short {
+                solved[index] = Some(case);
+            }
+            advance(&bar, "positions");
+            if last_save.elapsed().as_secs() >= SAVE_EVERY_SECONDS {
+                save();
+                last_save = Instant::now();
+            }
+        },
+    )
+    .map_err(CliError::failure)?;
     bar.finish_and_clear();
-    let added = exact.cache.added();
-    save(&mut exact);
+    let added = cache.read().unwrap_or_else(PoisonError::into_inner).added();
+    save();
+    if interrupt::raised(&stop) {
+        let done = solved.iter().flatten().flatten().count();
+        return Err(interrupt::stopped(format!(
+            "{done} of {count} positions solved; {added} new values kept in the cache{}, so a \
+             second run starts from them",
+            folder
+                .as_deref()
+                .map_or(String::new(), |f| format!(" in {}", f.display()))
+        )));
+    }
+    let cases: Vec<Case<Kalah>> = solved.into_iter().flatten().flatten().collect();
     println!(
-        "solved {} positions in {:.1} s ({} values known before, {} new, {} nodes)",
+        "solved {} positions in {:.1} s on {} threads ({} values known before, {} new, {} nodes)",
         cases.len(),
         started.elapsed().as_secs_f64(),
+        rayon::current_num_threads(),
         known,
         added,
-        exact.solver.nodes()
+        nodes.load(Ordering::Relaxed)
     );
     Ok(cases)
 }

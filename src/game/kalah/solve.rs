@@ -113,14 +113,7 @@ impl Solver {
         tt_mib: usize,
         db: Option<Arc<EndgameDb>>,
     ) -> Result<Solver, String> {
-        if let Some(db) = &db
-            && !db.serves(rules)
-        {
-            return Err(format!(
-                "the endgame database was built for the other capture rule than {}",
-                rules.name()
-            ));
-        }
+        Solver::check_db(rules, db.as_deref())?;
         Ok(Solver {
             rules,
             db,
@@ -131,6 +124,17 @@ impl Solver {
             aborted: false,
             stop: None,
         })
+    }
+
+    /// Refuses an endgame database built for the other capture rule than `rules`'.
+    pub fn check_db(rules: KalahRules, db: Option<&EndgameDb>) -> Result<(), String> {
+        match db {
+            Some(db) if !db.serves(rules) => Err(format!(
+                "the endgame database was built for the other capture rule than {}",
+                rules.name()
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// Makes solves end early once `stop` is raised; [`Solver::stopped`] then tells.

@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{PoisonError, RwLock};
 
 use super::Solver;
 use super::board::{Pits, final_value, stones};
@@ -129,6 +130,34 @@ fn decode_entries(bytes: &[u8]) -> Result<HashMap<Pits, i8>, String> {
     Ok(values)
 }
 
+/// Exact `V(pits)` of configurations, however they are found.
+pub trait ExactValues {
+    fn future_value(&mut self, pits: &Pits) -> i32;
+}
+
+/// `V(pits)`: a finished game's, else the endgame database's, else `known`'s, else the
+/// solver's; the flag is true for a value solved here and exact (to remember).
+fn value_of(
+    solver: &mut Solver,
+    pits: &Pits,
+    known: impl FnOnce(&Pits) -> Option<i32>,
+) -> (i32, bool) {
+    if let Some(value) = final_value(pits) {
+        return (value, false);
+    }
+    if let Some(db) = solver.db()
+        && let Some(value) = db.value(pits)
+    {
+        return (value, false);
+    }
+    if let Some(value) = known(pits) {
+        return (value, false);
+    }
+    let value = solver.future_value(pits);
+    // A solve cut short by Ctrl-C returned a bound, not the value.
+    (value, !solver.stopped())
+}
+
 /// The exact `V(pits)` of any configuration: from the cache, else the solver (which
 /// reads its endgame database), remembered in the cache.
 pub struct CachedSolver {
@@ -136,23 +165,34 @@ pub struct CachedSolver {
     pub cache: SolvedCache,
 }
 
-impl CachedSolver {
-    pub fn future_value(&mut self, pits: &Pits) -> i32 {
-        if let Some(value) = final_value(pits) {
-            return value;
-        }
-        if let Some(db) = self.solver.db()
-            && let Some(value) = db.value(pits)
-        {
-            return value;
-        }
-        if let Some(value) = self.cache.get(pits) {
-            return value;
-        }
-        let value = self.solver.future_value(pits);
-        // A solve cut short by Ctrl-C returned a bound, not the value.
-        if !self.solver.stopped() {
+impl ExactValues for CachedSolver {
+    fn future_value(&mut self, pits: &Pits) -> i32 {
+        let (value, new) = value_of(&mut self.solver, pits, |p| self.cache.get(p));
+        if new {
             self.cache.insert(*pits, value);
+        }
+        value
+    }
+}
+
+/// A solver of its own over a cache shared by threads: each thread's [`Solver`] (and
+/// table) with every value any of them has found.
+pub struct SharedCacheSolver<'a> {
+    pub solver: Solver,
+    pub cache: &'a RwLock<SolvedCache>,
+}
+
+impl ExactValues for SharedCacheSolver<'_> {
+    fn future_value(&mut self, pits: &Pits) -> i32 {
+        let cache = self.cache;
+        let (value, new) = value_of(&mut self.solver, pits, |p| {
+            cache.read().unwrap_or_else(PoisonError::into_inner).get(p)
+        });
+        if new {
+            cache
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(*pits, value);
         }
         value
     }
