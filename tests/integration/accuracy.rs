@@ -461,7 +461,10 @@ fn kalah_accuracy_is_the_same_on_one_and_two_threads() {
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(
             text.contains("solved 60 positions in ")
-                && text.contains(&format!(" on {threads} threads (0 values known before")),
+                && text.contains(&format!(
+                    " on {threads} thread{} (0 values known before",
+                    if threads == "1" { "" } else { "s" }
+                )),
             "{text}"
         );
         (std::fs::read(&json).unwrap(), text)

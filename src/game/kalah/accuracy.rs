@@ -24,7 +24,7 @@ use crate::game::Game;
 use crate::game::kalah::evaluators::KalahEval;
 use crate::game::kalah::solve::board::{pits_of, stones};
 use crate::game::kalah::solve::cache::{CachedSolver, ExactValues, SharedCacheSolver};
-use crate::game::kalah::{Kalah, KalahMoves, KalahRules};
+use crate::game::kalah::{Kalah, KalahMove, KalahMoves, KalahRules};
 use crate::search::Tablebase;
 use crate::search::{Limits, SearchConfig, Searcher};
 
@@ -113,15 +113,15 @@ pub fn case_of(solver: &mut impl ExactValues, pos: &Kalah) -> Option<Case<Kalah>
     }
     let children: Vec<_> = moves
         .iter()
-        .map(|&mv| {
-            let child = pos.play(mv);
-            (
-                mv,
-                child.store_margin() + solver.future_value(&pits_of(&child)),
-            )
-        })
+        .map(|&mv| (mv, move_value(solver, pos, mv)))
         .collect();
     Case::from_children(*pos, children)
+}
+
+/// The exact value of the position after `mv`, for the side to move there.
+fn move_value(solver: &mut impl ExactValues, pos: &Kalah, mv: KalahMove) -> i32 {
+    let child = pos.play(mv);
+    child.store_margin() + solver.future_value(&pits_of(&child))
 }
 
 /// `positions` without duplicates and without those with fewer than two moves, in order.
@@ -207,17 +207,29 @@ fn accuracy_cases(args: &AccuracyArgs, rules: KalahRules) -> Result<Vec<Case<Kal
         }
     };
     let chosen = crate::accuracy::choose_positions(distinct_playable(positions), count, args.seed);
+    // A job is one move of one position: a position's moves are solved on every thread,
+    // which matters when a few early positions cost most of the time.
+    let mut moves = KalahMoves::new();
+    let mut children: Vec<(usize, KalahMove)> = Vec::new();
+    for (index, pos) in chosen.iter().enumerate() {
+        pos.legal_moves(&mut moves);
+        children.extend(moves.iter().map(|&mv| (index, mv)));
+    }
+    let mut unsolved: Vec<usize> = vec![0; chosen.len()];
+    for &(index, _) in &children {
+        unsolved[index] += 1;
+    }
     let bar = progress_bar(
         chosen.len() as u64,
         "[{bar:30}] {pos}/{len} positions solved, eta {eta}",
     );
     let started = Instant::now();
     let mut last_save = Instant::now();
-    let mut solved: Vec<Option<Option<Case<Kalah>>>> = vec![None; chosen.len()];
+    let mut values: Vec<Option<i32>> = vec![None; children.len()];
     let nodes = AtomicU64::new(0);
-    let jobs: Vec<u64> = (0..chosen.len() as u64).collect();
-    // Each position is solved by one thread's solver; every value found goes to the
-    // shared cache. Values are exact, so the cases do not depend on the thread count.
+    let jobs: Vec<u64> = (0..children.len() as u64).collect();
+    // Every value found goes to the shared cache. Values are exact, so the cases do not
+    // depend on the thread count.
     run_workers(
         rayon::current_num_threads(),
         &jobs,
@@ -229,17 +241,21 @@ fn accuracy_cases(args: &AccuracyArgs, rules: KalahRules) -> Result<Vec<Case<Kal
             cache: &cache,
         },
         |exact, job| {
+            let (index, mv) = children[job as usize];
             let before = exact.solver.nodes();
-            let case = case_of(exact, &chosen[job as usize]);
+            let value = move_value(exact, &chosen[index], mv);
             nodes.fetch_add(exact.solver.nodes() - before, Ordering::Relaxed);
-            // A solve cut short by Ctrl-C gave bounds, not values: the case is dropped.
-            (job as usize, case, exact.solver.stopped())
+            // A solve cut short by Ctrl-C gave a bound, not the value: it is dropped.
+            (job as usize, (!exact.solver.stopped()).then_some(value))
         },
-        |(index, case, cut_short)| {
-            if !cut_short {
-                solved[index] = Some(case);
+        |(job, value)| {
+            let Some(value) = value else { return };
+            values[job] = Some(value);
+            let index = children[job].0;
+            unsolved[index] -= 1;
+            if unsolved[index] == 0 {
+                advance(&bar, "positions");
             }
-            advance(&bar, "positions");
             if last_save.elapsed().as_secs() >= SAVE_EVERY_SECONDS {
                 save();
                 last_save = Instant::now();
@@ -247,25 +263,44 @@ fn accuracy_cases(args: &AccuracyArgs, rules: KalahRules) -> Result<Vec<Case<Kal
         },
     )
     .map_err(CliError::failure)?;
+    // Each position whose every move was solved, in order.
+    let mut cases: Vec<Case<Kalah>> = Vec::with_capacity(chosen.len());
+    let mut next = 0;
+    for (index, pos) in chosen.iter().enumerate() {
+        let mine = children[next..]
+            .iter()
+            .take_while(|&&(i, _)| i == index)
+            .count();
+        let solved: Option<Vec<(KalahMove, i32)>> = (next..next + mine)
+            .map(|job| values[job].map(|value| (children[job].1, value)))
+            .collect();
+        next += mine;
+        if let Some(case) = solved.and_then(|moves| Case::from_children(*pos, moves)) {
+            cases.push(case);
+        }
+    }
     bar.finish_and_clear();
-    let added = cache.read().unwrap_or_else(PoisonError::into_inner).added();
+    // Counted from the sizes: a save in between resets the cache's own count.
+    let added = cache.read().unwrap_or_else(PoisonError::into_inner).len() - known;
     save();
     if interrupt::raised(&stop) {
-        let done = solved.iter().flatten().flatten().count();
         return Err(interrupt::stopped(format!(
-            "{done} of {count} positions solved; {added} new values kept in the cache{}, so a \
+            "{} of {count} positions solved; {added} new values kept in the cache{}, so a \
              second run starts from them",
+            cases.len(),
             folder
                 .as_deref()
                 .map_or(String::new(), |f| format!(" in {}", f.display()))
         )));
     }
-    let cases: Vec<Case<Kalah>> = solved.into_iter().flatten().flatten().collect();
     println!(
-        "solved {} positions in {:.1} s on {} threads ({} values known before, {} new, {} nodes)",
+        "solved {} positions in {:.1} s on {} ({} values known before, {} new, {} nodes)",
         cases.len(),
         started.elapsed().as_secs_f64(),
-        rayon::current_num_threads(),
+        match rayon::current_num_threads() {
+            1 => "1 thread".to_string(),
+            n => format!("{n} threads"),
+        },
         known,
         added,
         nodes.load(Ordering::Relaxed)
