@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use rand::RngExt;
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Instant;
 
@@ -207,6 +207,58 @@ fn accuracy_cases(args: &AccuracyArgs, rules: KalahRules) -> Result<Vec<Case<Kal
         }
     };
     let chosen = crate::accuracy::choose_positions(distinct_playable(positions), count, args.seed);
+    let started = Instant::now();
+    let nodes = AtomicU64::new(0);
+    let cases = solve_cases(
+        &chosen,
+        || SharedCacheSolver {
+            solver: Solver::new(rules, tt_mib, db.clone())
+                .expect("the rules and database checked above")
+                .with_stop(Arc::clone(&stop)),
+            cache: &cache,
+        },
+        &stop,
+        &nodes,
+        save,
+    )?;
+    // Counted from the sizes: a save in between resets the cache's own count.
+    let added = cache.read().unwrap_or_else(PoisonError::into_inner).len() - known;
+    save();
+    if interrupt::raised(&stop) {
+        return Err(interrupt::stopped(format!(
+            "{} of {count} positions solved; {added} new values kept in the cache{}, so a \
+             second run starts from them",
+            cases.len(),
+            folder
+                .as_deref()
+                .map_or(String::new(), |f| format!(" in {}", f.display()))
+        )));
+    }
+    println!(
+        "solved {} positions in {:.1} s on {} ({} values known before, {} new, {} nodes)",
+        cases.len(),
+        started.elapsed().as_secs_f64(),
+        match rayon::current_num_threads() {
+            1 => "1 thread".to_string(),
+            n => format!("{n} threads"),
+        },
+        known,
+        added,
+        nodes.load(Ordering::Relaxed)
+    );
+    Ok(cases)
+}
+
+/// The cases of `chosen`, each move of each position solved as a job on every thread
+/// (`new_solver` makes a thread's solver); a position some move of which was left
+/// unsolved (Ctrl-C) is left out. `save` keeps the solved values now and then.
+fn solve_cases<'a>(
+    chosen: &[Kalah],
+    new_solver: impl Fn() -> SharedCacheSolver<'a> + Sync,
+    stop: &AtomicBool,
+    nodes: &AtomicU64,
+    save: impl Fn(),
+) -> Result<Vec<Case<Kalah>>, CliError> {
     // A job is one move of one position: a position's moves are solved on every thread,
     // which matters when a few early positions cost most of the time.
     let mut moves = KalahMoves::new();
@@ -223,23 +275,16 @@ fn accuracy_cases(args: &AccuracyArgs, rules: KalahRules) -> Result<Vec<Case<Kal
         chosen.len() as u64,
         "[{bar:30}] {pos}/{len} positions solved, eta {eta}",
     );
-    let started = Instant::now();
     let mut last_save = Instant::now();
     let mut values: Vec<Option<i32>> = vec![None; children.len()];
-    let nodes = AtomicU64::new(0);
     let jobs: Vec<u64> = (0..children.len() as u64).collect();
     // Every value found goes to the shared cache. Values are exact, so the cases do not
     // depend on the thread count.
     run_workers(
         rayon::current_num_threads(),
         &jobs,
-        &stop,
-        || SharedCacheSolver {
-            solver: Solver::new(rules, tt_mib, db.clone())
-                .expect("the rules and database checked above")
-                .with_stop(Arc::clone(&stop)),
-            cache: &cache,
-        },
+        stop,
+        new_solver,
         |exact, job| {
             let (index, mv) = children[job as usize];
             let before = exact.solver.nodes();
@@ -280,31 +325,6 @@ fn accuracy_cases(args: &AccuracyArgs, rules: KalahRules) -> Result<Vec<Case<Kal
         }
     }
     bar.finish_and_clear();
-    // Counted from the sizes: a save in between resets the cache's own count.
-    let added = cache.read().unwrap_or_else(PoisonError::into_inner).len() - known;
-    save();
-    if interrupt::raised(&stop) {
-        return Err(interrupt::stopped(format!(
-            "{} of {count} positions solved; {added} new values kept in the cache{}, so a \
-             second run starts from them",
-            cases.len(),
-            folder
-                .as_deref()
-                .map_or(String::new(), |f| format!(" in {}", f.display()))
-        )));
-    }
-    println!(
-        "solved {} positions in {:.1} s on {} ({} values known before, {} new, {} nodes)",
-        cases.len(),
-        started.elapsed().as_secs_f64(),
-        match rayon::current_num_threads() {
-            1 => "1 thread".to_string(),
-            n => format!("{n} threads"),
-        },
-        known,
-        added,
-        nodes.load(Ordering::Relaxed)
-    );
     Ok(cases)
 }
 
