@@ -213,7 +213,8 @@ async fn info(State(app): State<App>) -> Response {
 async fn models(State(app): State<App>) -> ApiResult {
     let config = app.config().clone();
     let games = app.games().clone();
-    let reply = blocking(move || Ok(models::models_reply(&games, &config))).await?;
+    let now = app.wall_time();
+    let reply = blocking(move || Ok(models::models_reply(&games, &config, now))).await?;
     Ok(axum::Json(reply).into_response())
 }
 

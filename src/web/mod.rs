@@ -21,7 +21,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use crate::game::Game;
 use crate::search::Tablebase;
@@ -107,6 +107,8 @@ struct Inner {
     games: Games,
     config: Config,
     clock: Arc<dyn TimeSource>,
+    /// The system's time when the clock started.
+    started: SystemTime,
     table: Mutex<table::Table>,
 }
 
@@ -117,6 +119,9 @@ impl App {
             inner: Arc::new(Inner {
                 games,
                 config,
+                started: SystemTime::now()
+                    .checked_sub(clock.now())
+                    .unwrap_or(SystemTime::UNIX_EPOCH),
                 clock,
                 table: Mutex::new(table::Table::default()),
             }),
@@ -133,6 +138,13 @@ impl App {
 
     fn now(&self) -> Duration {
         self.inner.clock.now()
+    }
+
+    /// The date on the server's clock, which files' ages are measured from: the
+    /// system's time with the real clock; with a simulated one (tests), the start moved
+    /// on only as the clock is, so an age does not depend on how fast a test runs.
+    fn wall_time(&self) -> SystemTime {
+        self.inner.started + self.now()
     }
 
     /// The game table. Held briefly: never across a search or a file read.

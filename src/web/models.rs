@@ -47,9 +47,10 @@ struct Entry {
     training: Training,
 }
 
-/// `GET /api/models`: the models, each once, and each game's first engine.
-pub(super) fn models_reply(games: &Games, config: &Config) -> Value {
-    let entries = list(games, config);
+/// `GET /api/models`: the models, each once, and each game's first engine; `now` is the
+/// server's time, which runs' file ages are measured from.
+pub(super) fn models_reply(games: &Games, config: &Config, now: SystemTime) -> Value {
+    let entries = list(games, config, now);
     let mut defaults = Map::new();
     let mut live_pick: Option<(&'static str, SystemTime)> = None;
     for handle in games.list() {
@@ -156,7 +157,7 @@ fn strongest<'a>(entries: &'a [Entry], standard: &GameSpec) -> Option<&'a Entry>
 
 /// The model files of both folders, each once; checkpoints (not `.bin`), unreadable files
 /// and models of no game served are left out.
-fn list(games: &Games, config: &Config) -> Vec<Entry> {
+fn list(games: &Games, config: &Config, now: SystemTime) -> Vec<Entry> {
     let mut entries: Vec<Entry> = Vec::new();
     for (folder, dir) in [("models", &config.models), ("runs", &config.runs)] {
         let Some(dir) = dir else { continue };
@@ -175,7 +176,7 @@ fn list(games: &Games, config: &Config) -> Vec<Entry> {
                 if folder == "runs" && metrics.is_file() {
                     let old = std::mem::replace(&mut known.path, label);
                     known.also.push(old);
-                    known.training = training(&metrics, &known.header);
+                    known.training = training(&metrics, &known.header, now);
                 } else {
                     known.also.push(label);
                 }
@@ -194,7 +195,7 @@ fn list(games: &Games, config: &Config) -> Vec<Entry> {
                 path: label,
                 also: Vec::new(),
                 canonical,
-                training: training(&metrics, &header),
+                training: training(&metrics, &header, now),
                 header,
                 spec,
             });
@@ -217,8 +218,8 @@ fn model_names(dir: &Path) -> Vec<String> {
 }
 
 /// What the metrics file `metrics` says of the run that wrote the model of `header`
-/// (nothing when there is none or it does not read).
-fn training(metrics: &Path, header: &ModelHeader) -> Training {
+/// (nothing when there is none or it does not read), its age taken at `now`.
+fn training(metrics: &Path, header: &ModelHeader, now: SystemTime) -> Training {
     let Ok(lines) = read_metrics(metrics) else {
         return Training::default();
     };
@@ -241,10 +242,10 @@ fn training(metrics: &Path, header: &ModelHeader) -> Training {
         .unwrap_or(Duration::ZERO);
     let window = LIVE_WINDOW.max(mean_iteration.saturating_mul(3));
     let recent = written
-        .and_then(|w| SystemTime::now().duration_since(w).ok())
+        .and_then(|w| now.duration_since(w).ok())
         .is_some_and(|age| age <= window)
         // A time stamp from the future (another machine's clock) is recent.
-        || written.is_some_and(|w| w > SystemTime::now());
+        || written.is_some_and(|w| w > now);
     Training {
         elo: lines.iter().rev().find_map(|l| {
             let elo = l.elo.filter(|e| e.is_finite())?;

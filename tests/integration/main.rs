@@ -30,6 +30,7 @@ mod pydraughts;
 mod random_play;
 mod reference_movegen;
 mod samuel;
+mod samuel_rules;
 mod search;
 mod selfplay;
 mod shard;

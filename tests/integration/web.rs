@@ -555,7 +555,9 @@ fn the_server_answers_while_a_search_runs_and_stop_plays_the_best_move_so_far() 
     assert!(info["depth"].as_u64().unwrap() >= 1);
     assert!(!info["pv"].as_array().unwrap().is_empty());
     assert!(info["nodes"].as_u64().unwrap() >= 1, "{info}");
-    assert!(info["nps"].as_u64().unwrap() >= 1, "{info}");
+    // A rate is shown, whatever its size: that depends on the machine's speed and load
+    // (the arithmetic is the unit test of `nodes_per_second`, on given durations).
+    assert!(info["nps"].is_u64(), "{info}");
 
     let stop = client.post(&format!("/api/games/{busy_id}/stop"), "");
     assert_eq!(stop.status, 200);
@@ -655,6 +657,7 @@ fn each_model_file_is_listed_once_and_the_strongest_or_the_live_run_comes_first(
     }
 
     // A run being trained (2 of 5 iterations, just written) comes first, weak as it is.
+    // Ages are read on the server's simulated clock: "just" however slow the machine.
     write_run(&folder, "fresh", &[(1, None), (2, Some(-30.0))]);
     let reply = client.get("/api/models").json();
     let first = &reply["defaults"]["brazilian"];
@@ -667,6 +670,19 @@ fn each_model_file_is_listed_once_and_the_strongest_or_the_live_run_comes_first(
     assert_eq!(fresh["path"], json!("runs/fresh.bin"));
     assert_eq!(fresh["live"], json!(true));
     assert_eq!(reply["models"].as_array().unwrap().len(), 4);
+
+    // Eleven minutes on without a new line, it is no longer taken for a live run.
+    server.clock.advance(Duration::from_secs(11 * 60));
+    let reply = client.get("/api/models").json();
+    assert_eq!(
+        reply["defaults"]["brazilian"]["model"],
+        json!("runs/strong.bin")
+    );
+    let fresh = reply["models"].as_array().unwrap().iter();
+    let fresh = fresh
+        .filter(|m| m["path"] == json!("runs/fresh.bin"))
+        .collect::<Vec<_>>();
+    assert_eq!(fresh[0]["live"], json!(false));
 }
 
 #[test]
