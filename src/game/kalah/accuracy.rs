@@ -308,19 +308,18 @@ fn solve_cases<'a>(
         },
     )
     .map_err(CliError::failure)?;
-    // Each position whose every move was solved, in order.
+    // Each position whose every move was solved, in order (its moves are consecutive).
     let mut cases: Vec<Case<Kalah>> = Vec::with_capacity(chosen.len());
     let mut next = 0;
-    for (index, pos) in chosen.iter().enumerate() {
-        let mine = children[next..]
+    for group in children.chunk_by(|a, b| a.0 == b.0) {
+        let solved: Option<Vec<(KalahMove, i32)>> = group
             .iter()
-            .take_while(|&&(i, _)| i == index)
-            .count();
-        let solved: Option<Vec<(KalahMove, i32)>> = (next..next + mine)
-            .map(|job| values[job].map(|value| (children[job].1, value)))
+            .zip(&values[next..])
+            .map(|(&(_, mv), value)| value.map(|v| (mv, v)))
             .collect();
-        next += mine;
-        if let Some(case) = solved.and_then(|moves| Case::from_children(*pos, moves)) {
+        next += group.len();
+        if let Some(case) = solved.and_then(|moves| Case::from_children(chosen[group[0].0], moves))
+        {
             cases.push(case);
         }
     }
