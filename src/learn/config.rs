@@ -249,6 +249,12 @@ pub struct TrainingSettings {
     /// The weight at the last iteration of `[budget] iterations`, reached linearly.
     #[serde(default)]
     pub search_weight_end: Option<f64>,
+    /// What a finished game teaches: its result, or (a game with margins) its margin.
+    #[serde(default)]
+    pub target: TargetKind,
+    /// Stones (the game's units) of final margin per unit of logit, `target = "margin"`.
+    #[serde(default = "default_margin_scale")]
+    pub margin_scale: f64,
     /// Positions where the side to move must capture are not learned from.
     #[serde(default)]
     pub skip_capture_pending: bool,
@@ -273,6 +279,18 @@ pub struct TrainingSettings {
     pub lr_gamma: f64,
 }
 
+/// What the learners fit a finished game to (`[training] target`; see
+/// [`super::controls::OutcomeTarget`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TargetKind {
+    /// Won 1, drawn ½, lost 0.
+    #[default]
+    Result,
+    /// The final margin `m` (Kalah: stones), as `σ(m / margin_scale)`.
+    Margin,
+}
+
 /// The shape of the learning-rate schedule ([`TrainingSettings::rate_factor`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -291,6 +309,9 @@ fn default_validation_games() -> usize {
 fn default_lr_final() -> f64 {
     0.1
 }
+fn default_margin_scale() -> f64 {
+    8.0
+}
 fn default_lr_gamma() -> f64 {
     0.5
 }
@@ -304,6 +325,8 @@ impl Default for TrainingSettings {
             keep_best: false,
             search_weight: None,
             search_weight_end: None,
+            target: TargetKind::Result,
+            margin_scale: default_margin_scale(),
             skip_capture_pending: false,
             skip_decided: false,
             max_positions_per_game: 0,
@@ -615,6 +638,13 @@ impl TrainingSettings {
         }
         if let Some(w) = self.search_weight_end {
             share("search_weight_end", w, 1.0)?;
+        }
+        if !(self.margin_scale.is_finite() && (0.1..=100.0).contains(&self.margin_scale)) {
+            return fail(
+                "margin_scale",
+                "must be in 0.1..=100 (stones per logit)",
+                self.margin_scale.to_string(),
+            );
         }
         if self.max_positions_per_game > 100_000 {
             return fail(

@@ -1,12 +1,16 @@
 //! The `[training]` controls every learner shares (see docs/training.md, "Training
 //! controls"): which games are held out for validation, the blend of game result and
-//! search score in the targets and its schedule, which positions are learned from, and
-//! the learning-rate schedule.
+//! search score in the targets and its schedule, what a finished game teaches (its
+//! result or its margin), which positions are learned from, and the learning-rate
+//! schedule.
 
 use rand::RngExt;
 
-use super::config::{LrSchedule, TrainConfig, TrainingSettings};
-use crate::game::Game;
+use super::config::{LrSchedule, TargetKind, TrainConfig, TrainingSettings};
+use crate::arena::margins::game_margin;
+use crate::eval::EVAL_LIMIT;
+use crate::eval::glem::logistic;
+use crate::game::{Game, Side};
 use crate::io::dataset::DatasetGame;
 use crate::search::Tablebase;
 
@@ -75,6 +79,87 @@ impl TrainingSettings {
             Some(end) => start + (end - start) * progress(iteration, iterations, 0),
             None => start,
         }
+    }
+}
+
+/// What a finished game teaches the learners (`[training] target`), for one side: its
+/// result (won 1, drawn ½, lost 0), or its final margin `m` (Kalah: the store
+/// difference) as `σ(m / scale)` — so a net's logit, and its evaluation in centi-units,
+/// estimates the margin (`100 · logit` centi-units stand for `scale` stones). A game that
+/// did not end by the rules (ply cap, adjudication) has no margin and counts by its
+/// result.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OutcomeTarget {
+    Result,
+    Margin { scale: f64 },
+}
+
+impl OutcomeTarget {
+    /// Centi-units per unit of logit of a model fitted to this target: `default` (the
+    /// learner's own) for results; `100·scale` for margins, so that the model's
+    /// evaluation is its expected final margin at 100 a stone, as the game's own
+    /// evaluations count.
+    pub fn centi_per_logit(self, default: f64) -> f64 {
+        match self {
+            OutcomeTarget::Result => default,
+            OutcomeTarget::Margin { scale } => 100.0 * scale,
+        }
+    }
+
+    /// The value for `side` of game `game`, in [0, 1].
+    pub fn of_game<G: Game>(self, game: &DatasetGame<G>, side: Side) -> f64 {
+        match (self, game_margin(game, side)) {
+            (OutcomeTarget::Margin { scale }, Some(m)) => logistic(f64::from(m) / scale),
+            _ => game.outcome.score_for(side),
+        }
+    }
+
+    /// The value for the side to move of `pos`, a finished position (no legal move).
+    pub fn of_end<G: Game>(self, pos: &G) -> f64 {
+        match self {
+            OutcomeTarget::Result => pos.outcome_without_moves().score_for(pos.side_to_move()),
+            OutcomeTarget::Margin { scale } => logistic(f64::from(pos.final_margin()) / scale),
+        }
+    }
+
+    /// The value of game `game` for `side` in centi-units of the evaluations (Samuel's
+    /// targets): `±result_value` for a win or loss (0 drawn), or `100·m` for a margin
+    /// `m`, within ±[`EVAL_LIMIT`].
+    pub fn centi_of_game<G: Game>(
+        self,
+        game: &DatasetGame<G>,
+        side: Side,
+        result_value: f64,
+    ) -> f64 {
+        match (self, game_margin(game, side)) {
+            (OutcomeTarget::Margin { .. }, Some(m)) => {
+                f64::from(m.saturating_mul(100).clamp(-EVAL_LIMIT, EVAL_LIMIT))
+            }
+            _ => (2.0 * game.outcome.score_for(side) - 1.0) * result_value,
+        }
+    }
+}
+
+impl TrainingSettings {
+    /// What a finished game teaches (`target`, `margin_scale`).
+    pub fn outcome_target(&self) -> OutcomeTarget {
+        match self.target {
+            TargetKind::Result => OutcomeTarget::Result,
+            TargetKind::Margin => OutcomeTarget::Margin {
+                scale: self.margin_scale,
+            },
+        }
+    }
+
+    /// Refuses `target = "margin"` for a game whose results have no margin.
+    pub fn check_target<G: Game>(&self) -> Result<(), String> {
+        if self.target == TargetKind::Margin && G::MAX_MARGIN <= 1 {
+            return Err(format!(
+                "training.target: \"margin\" needs a game whose results have margins; {}'s are won, drawn or lost",
+                G::NAME
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -158,6 +243,93 @@ impl<'a, G: Game> PositionFilter<'a, G> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::brazilian::Brazilian;
+    use crate::game::kalah::Kalah;
+    use crate::game::{EndReason, Outcome};
+
+    fn logistic_of(margin: f64, scale: f64) -> f64 {
+        1.0 / (1.0 + (-margin / scale).exp())
+    }
+
+    #[test]
+    fn a_finished_games_target_is_its_result_or_its_margin_scaled() {
+        let game = crate::game::kalah::finished_game();
+        assert_eq!(
+            game.positions[1].final_margin(),
+            6,
+            "B to move, B ahead by 6"
+        );
+        let result = OutcomeTarget::Result;
+        assert_eq!(result.of_game(&game, Side::First), 0.0);
+        assert_eq!(result.of_game(&game, Side::Second), 1.0);
+        assert_eq!(result.of_end(&game.positions[1]), 1.0);
+        assert_eq!(result.centi_of_game(&game, Side::First, 300.0), -300.0);
+        for scale in [1.0, 4.0, 10.0] {
+            let margin = OutcomeTarget::Margin { scale };
+            let for_a = logistic_of(-6.0, scale);
+            assert!((margin.of_game(&game, Side::First) - for_a).abs() < 1e-12);
+            assert!((margin.of_game(&game, Side::Second) - (1.0 - for_a)).abs() < 1e-12);
+            assert!((margin.of_end(&game.positions[1]) - (1.0 - for_a)).abs() < 1e-12);
+            // Samuel's targets are in the evaluations' units: 100 a stone.
+            assert_eq!(margin.centi_of_game(&game, Side::First, 300.0), -600.0);
+            assert_eq!(margin.centi_of_game(&game, Side::Second, 300.0), 600.0);
+        }
+        // A game stopped by the ply cap has no margin: its result counts.
+        let capped = DatasetGame {
+            reason: EndReason::PlyCap,
+            outcome: Outcome::Draw,
+            ..game
+        };
+        let margin = OutcomeTarget::Margin { scale: 4.0 };
+        assert_eq!(margin.of_game(&capped, Side::First), 0.5);
+        assert_eq!(margin.centi_of_game(&capped, Side::First, 300.0), 0.0);
+    }
+
+    #[test]
+    fn glem_samples_take_the_margin_as_their_target() {
+        use crate::learn::glem::samples_from_games_filtered;
+        let game = crate::game::kalah::finished_game();
+        let none = PositionFilter::none();
+        let margin = OutcomeTarget::Margin { scale: 4.0 };
+        // The one sample: the start, A to move, worth −6 to A.
+        let samples =
+            samples_from_games_filtered(std::slice::from_ref(&game), 0.0, None, &none, margin);
+        assert_eq!(samples.len(), 1);
+        assert_eq!(samples[0].target, logistic_of(-6.0, 4.0) as f32);
+        let results = samples_from_games_filtered(
+            std::slice::from_ref(&game),
+            0.0,
+            None,
+            &none,
+            OutcomeTarget::Result,
+        );
+        assert_eq!(results[0].target, 0.0);
+        // Blended with the search's 150, a margin model's own value: 100·scale a logit.
+        let blended = samples_from_games_filtered(&[game], 0.5, None, &none, margin);
+        let searched = logistic(150.0 / 400.0);
+        let expected = 0.5 * logistic_of(-6.0, 4.0) as f32 + 0.5 * searched as f32;
+        assert!((blended[0].target - expected).abs() < 1e-6);
+    }
+
+    #[test]
+    fn margin_targets_need_a_game_with_margins() {
+        let t = training("target = \"margin\"\nmargin_scale = 3\n");
+        assert_eq!(t.outcome_target(), OutcomeTarget::Margin { scale: 3.0 });
+        assert!(t.check_target::<Kalah>().is_ok());
+        let err = t.check_target::<Brazilian>().unwrap_err();
+        assert!(
+            err.contains("training.target") && err.contains("margins"),
+            "{err}"
+        );
+        assert_eq!(training("").outcome_target(), OutcomeTarget::Result);
+        assert!(training("").check_target::<Brazilian>().is_ok());
+        for bad in ["0", "-1", "1000", "nan"] {
+            let text =
+                format!("learner = \"td\"\nmodel = \"m.bin\"\n[training]\nmargin_scale = {bad}\n");
+            let err = TrainConfig::parse(&text).unwrap_err().to_string();
+            assert!(err.contains("margin_scale"), "{bad}: {err}");
+        }
+    }
 
     fn training(extra: &str) -> TrainingSettings {
         let text = format!("learner = \"td\"\nmodel = \"m.bin\"\n[training]\n{extra}");

@@ -10,6 +10,7 @@ use super::iteration::StageSeconds;
 use super::learner::{IterationReport, TrainGame};
 use super::train::RunState;
 use crate::accuracy::heldout::HeldOutFigures;
+use crate::arena::margins::MarginSummary;
 use crate::arena::stats::Estimate;
 use crate::game::Game;
 use crate::io::dataset::GameFrame;
@@ -69,6 +70,15 @@ pub struct MetricsLine {
     pub elo: Option<f64>,
     pub elo_low: Option<f64>,
     pub elo_high: Option<f64>,
+    /// In a game whose results have margins (Kalah), the model's mean final margin a
+    /// game in the evaluation match, in the game's units, with its 95% interval over the
+    /// pairs (see [`crate::arena::margins`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin_low: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin_high: Option<f64>,
     /// The model on the held-out accuracy sample (`[evaluation] held_out`), at each
     /// evaluation: per depth its optimal-move rate and mean value lost a move.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -98,6 +108,9 @@ impl MetricsLine {
             elo: None,
             elo_low: None,
             elo_high: None,
+            margin: None,
+            margin_low: None,
+            margin_high: None,
             held_out: None,
             elapsed_s: 0.0,
             stages: None,
@@ -105,7 +118,11 @@ impl MetricsLine {
         }
     }
 
-    pub(super) fn record_evaluation(&mut self, estimate: &Estimate) {
+    pub(super) fn record_evaluation(
+        &mut self,
+        estimate: &Estimate,
+        margins: Option<&MarginSummary>,
+    ) {
         self.eval_games = Some(estimate.games);
         self.score = Some(estimate.score);
         self.elo = Some(estimate.elo);
@@ -113,6 +130,12 @@ impl MetricsLine {
         let measured = estimate.unmeasured().is_none();
         self.elo_low = measured.then_some(estimate.elo_low);
         self.elo_high = measured.then_some(estimate.elo_high);
+        // Nor one of a single pair (infinite), nor a mean of no game.
+        let margins = margins.filter(|m| m.games > 0);
+        self.margin = margins.map(|m| m.mean);
+        let bounded = margins.filter(|m| m.low.is_finite() && m.high.is_finite());
+        self.margin_low = bounded.map(|m| m.low);
+        self.margin_high = bounded.map(|m| m.high);
     }
 }
 
@@ -133,6 +156,11 @@ pub(super) fn describe(line: &MetricsLine, iterations: u64, baseline: &str) -> S
         text.push_str(&format!(
             ", against {baseline} {:.1}% (Elo n/a: every game alike)",
             100.0 * score
+        ));
+    }
+    if let (Some(mean), Some(low), Some(high)) = (line.margin, line.margin_low, line.margin_high) {
+        text.push_str(&format!(
+            ", margin {mean:+.2} [{low:+.2}, {high:+.2}] a game"
         ));
     }
     if let Some(figures) = &line.held_out {

@@ -29,6 +29,7 @@ use super::shard::require_games_played_elsewhere;
 pub use super::shard::{GameSupply, RecordedGames, ShardPlan, next_split_iteration, plan_shard};
 use crate::accuracy::heldout::{self, HeldOut};
 use crate::arena::interrupt::Interruptible;
+use crate::arena::margins::{self, MarginSummary};
 use crate::arena::matches::{MatchConfig, run_match};
 use crate::arena::openings::{random_openings, random_openings_up_to};
 use crate::arena::players::Engine;
@@ -212,6 +213,7 @@ pub fn train<G: TrainGame>(
     mut options: TrainOptions<G>,
 ) -> Result<TrainSummary, String> {
     let kind = find_learner::<G>(&config.learner, options.learner)?;
+    config.training.check_target::<G>()?;
     if options.supply.is_some() {
         require_games_played_elsewhere::<G>(config)?;
     }
@@ -400,8 +402,8 @@ impl<'a, G: TrainGame> Run<'a, G> {
         line.val_loss = val_loss;
         if let Some(estimate) = estimate {
             let started = Instant::now();
-            line.record_evaluation(&estimate);
-            self.measure_held_out(state, &mut line, &estimate);
+            line.record_evaluation(&estimate.0, estimate.1.as_ref());
+            self.measure_held_out(state, &mut line, &estimate.0);
             stages.evaluation += started.elapsed().as_secs_f64();
         }
         // Model, metrics and checkpoint all tell of the iteration just finished.
@@ -562,13 +564,13 @@ impl<'a, G: TrainGame> Run<'a, G> {
         (every > 0 && iteration.is_multiple_of(every)) || iteration == self.config.budget.iterations
     }
 
-    /// The learner's model against the game's baseline evaluator; `None` if `stop` was
-    /// raised before the match ended.
+    /// The learner's model against the game's baseline evaluator, with its margins where
+    /// the game's results have them; `None` if `stop` was raised before the match ended.
     fn evaluate(
         &self,
         learner: &dyn Learner<G>,
         options: &mut TrainOptions<G>,
-    ) -> Result<Option<Estimate>, String> {
+    ) -> Result<Option<(Estimate, Option<MarginSummary>)>, String> {
         let (stop, tablebase) = (options.stop, options.tablebase.clone());
         let progress = &mut *options.progress;
         let eval = &self.config.evaluation;
@@ -602,7 +604,11 @@ impl<'a, G: TrainGame> Run<'a, G> {
         if stop.load(Ordering::SeqCst) {
             return Ok(None);
         }
-        Ok(Some(outcome?.tally.estimate()))
+        let outcome = outcome?;
+        Ok(Some((
+            outcome.tally.estimate(),
+            margins::summarise(&outcome.pairs),
+        )))
     }
 
     /// Redraws the learning curve from the evaluations so far.

@@ -322,6 +322,8 @@ fn bad_training_values_exit_2_naming_the_key() {
         ("patience = 3\n", "training.patience"),
         ("lr_schedule = \"step\"\n", "training.lr_step_every"),
         ("search_weight = 2\n", "training.search_weight"),
+        ("margin_scale = 0\n", "training.margin_scale"),
+        ("target = \"stones\"\n", "target"),
     ] {
         let run = config(&root, "td", 1, training);
         let out = evalearn(&["train", "--config", arg(&run)]);
@@ -329,5 +331,23 @@ fn bad_training_values_exit_2_naming_the_key() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(key), "{training}: {err}");
     }
+    // Draughts' results have no margin to learn.
+    let run = root.join("brazilian.toml");
+    std::fs::write(
+        &run,
+        format!(
+            "learner = \"td\"\nmodel = \"{}\"\n[training]\ntarget = \"margin\"\n",
+            root.join("b.bin").display()
+        ),
+    )
+    .unwrap();
+    let out = evalearn(&["train", "--config", arg(&run)]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("training.target") && err.contains("margins"),
+        "{err}"
+    );
+    assert!(!root.join("b.bin").exists() && !root.join("b.metrics.jsonl").exists());
     std::fs::remove_dir_all(&root).unwrap();
 }

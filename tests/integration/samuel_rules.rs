@@ -10,6 +10,7 @@ use evalearn::eval::linear::{Features, Linear, LinearWeights, MAX_FEATURES, feat
 use evalearn::game::brazilian::Brazilian;
 use evalearn::game::kalah::Kalah;
 use evalearn::game::{Game, Outcome, Side};
+use evalearn::learn::controls::OutcomeTarget;
 use evalearn::learn::samuel::{
     Correlation, SamuelControls, SamuelPlay, SamuelSettings, SamuelState, SelectAgainst, Selected,
     after_game, iteration, learning_features, replace_least_useful, select, selection_score,
@@ -149,6 +150,7 @@ fn the_model_is_the_best_selected_weights() {
         seed: 3,
         tablebase: None,
         adjudicate: false,
+        target: OutcomeTarget::Result,
     };
     let mut s = settings();
     s.replace_every = 2;
@@ -183,6 +185,7 @@ fn kalah_play(openings: &[Kalah]) -> SamuelPlay<'_, Kalah> {
         seed: 5,
         tablebase: None,
         adjudicate: false,
+        target: OutcomeTarget::Result,
     }
 }
 

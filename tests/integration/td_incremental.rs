@@ -222,7 +222,11 @@ fn integer_network_stays_within_a_few_centi_units_of_the_float_network() {
         (
             "models/kalah-td.bin",
             deviation(&shipped_weights("models/kalah-td.bin"), &kalah),
-            (3.0, 0.6),
+            // Its output layer is 8 times the network's (margin_scale 8: the evaluation
+            // counts stones of expected margin), so the first layer's rounding shows 8
+            // times larger in centi-units: 12.8 at most, mean 3.5 (2026-11-26), against
+            // 3.0 and 0.6 scaled by 8.
+            (24.0, 4.8),
         ),
         (
             "random draughts network ×8",

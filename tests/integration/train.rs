@@ -60,15 +60,20 @@ fn train(config: &Path, resume: bool) {
 }
 
 /// Trains each learner for four tiny iterations on `game` and checks the model, the
-/// metrics and the curve; `evaluates` tells whether the model's values vary.
+/// metrics and the curve; `evaluates` tells whether the model's values vary. Kalah's
+/// runs learn its margins (`[training] target = "margin"`), draughts' its results.
 fn each_learner_trains(game: &str, evaluates: impl Fn(&Path) -> bool) {
     let dir = temp_dir(&format!("learners-{game}"));
+    let training = match game {
+        "kalah" => "\n[training]\ntarget = \"margin\"\nmargin_scale = 5\n",
+        _ => "",
+    };
     for (learner, extra) in [
         ("samuel", ""),
         ("td", "\n[td]\nalpha = 0.2\n"),
         ("glem", "\n[glem]\nmin_support = 20\nepochs = 10\n"),
     ] {
-        let config = game_config(&dir, game, learner, 4, extra);
+        let config = game_config(&dir, game, learner, 4, &format!("{extra}{training}"));
         train(&config, false);
         let model = dir.join(format!("{learner}.bin"));
         let header = evalearn::io::model::read_header(&model).unwrap();
@@ -101,6 +106,19 @@ fn each_learner_trains(game: &str, evaluates: impl Fn(&Path) -> bool) {
         // The held-out accuracy sample (Kalah; draughts only with an endgame database):
         // measured at each evaluation, the last one as a direct computation gives it.
         if game == "kalah" {
+            // The evaluation match's margins, with their interval.
+            for line in [&lines[1], &lines[3]] {
+                let (mean, low, high) = (
+                    line.margin.unwrap(),
+                    line.margin_low.unwrap(),
+                    line.margin_high.unwrap(),
+                );
+                assert!(
+                    low <= mean && mean <= high && mean.abs() <= 48.0,
+                    "{learner}: {mean} [{low}, {high}]"
+                );
+            }
+            assert!(lines[0].margin.is_none());
             assert!(lines[1].held_out.is_some() && lines[0].held_out.is_none());
             let (evaluator, _) = EvalSpec::Model(model.clone()).load::<Kalah>().unwrap();
             let sample =
@@ -108,7 +126,11 @@ fn each_learner_trains(game: &str, evaluates: impl Fn(&Path) -> bool) {
             assert_eq!(lines[3].held_out, Some(sample.measure(&evaluator)));
             assert_eq!(svg.matches("<rect x=").count(), 2);
         } else {
-            assert!(lines.iter().all(|l| l.held_out.is_none()));
+            assert!(
+                lines
+                    .iter()
+                    .all(|l| l.held_out.is_none() && l.margin.is_none())
+            );
         }
         assert!(
             evaluates(&model),

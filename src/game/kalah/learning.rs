@@ -39,3 +39,31 @@ impl TrainGame for Kalah {
         crate::arena::openings::read_openings(variant, path)
     }
 }
+
+/// A finished Kalah(6,4) game of one move, for the learners' tests of their targets: A
+/// (to move, first) sows its last stone into its store, 21, and the game ends with B's
+/// two stones going to B's, 27: −6 for A. Its one score is 150 (A's search value), its
+/// one leaf the end.
+#[cfg(test)]
+pub(crate) fn finished_game() -> crate::io::dataset::DatasetGame<Kalah> {
+    use super::KalahRules;
+    use crate::game::{EndReason, Game, Outcome, Side};
+    let rules = KalahRules {
+        stones: 4,
+        empty_capture: false,
+    };
+    let start = Kalah::parse_position_of(rules, "A:0,0,0,0,0,1,20,0,0,0,0,0,2,25").unwrap();
+    let mv = start.parse_move("6").unwrap();
+    let end = start.play(mv);
+    assert!(!end.has_legal_move());
+    crate::io::dataset::DatasetGame {
+        index: 0,
+        positions: vec![start, end],
+        moves: vec![mv],
+        scores: vec![150],
+        depths: vec![1],
+        leaves: vec![end],
+        outcome: Outcome::Win(Side::Second),
+        reason: EndReason::NoMoves,
+    }
+}

@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 
 use rayon::prelude::*;
 
-use super::super::controls::PositionFilter;
+use super::super::controls::{OutcomeTarget, PositionFilter};
 use super::trie::{AtomPath, CHUNK, TrieBuilder, content_mask};
 use crate::eval::glem::{Atoms, Configuration, DEFAULT_SCALE, GlemModel, MAX_SLOTS, logistic};
 use crate::game::{ExactValue, Game};
@@ -43,18 +43,24 @@ pub fn samples_from_games<G: Game>(
     search_weight: f32,
     exact: Option<&dyn Tablebase<G>>,
 ) -> Vec<Sample<G>> {
-    samples_from_games_filtered(games, search_weight, exact, &PositionFilter::none())
+    let filter = PositionFilter::none();
+    samples_from_games_filtered(games, search_weight, exact, &filter, OutcomeTarget::Result)
 }
 
 /// [`samples_from_games`] of the positions `filter` keeps among those (its
 /// `skip_capture_pending` changes nothing: positions with a capture pending are never
-/// samples).
+/// samples), the game's value for each position's side to move being what `target`
+/// says (its result, or its margin; then the search scores count
+/// [`OutcomeTarget::centi_per_logit`] to a logit).
 pub fn samples_from_games_filtered<G: Game>(
     games: &[DatasetGame<G>],
     search_weight: f32,
     exact: Option<&dyn Tablebase<G>>,
     filter: &PositionFilter<'_, G>,
+    target: OutcomeTarget,
 ) -> Vec<Sample<G>> {
+    // The search scores are the model's own values: with margins, 100·margin_scale a logit.
+    let search_scale = target.centi_per_logit(f64::from(SEARCH_SCALE));
     let w = if search_weight.is_nan() {
         0.0
     } else {
@@ -71,7 +77,7 @@ pub fn samples_from_games_filtered<G: Game>(
             let mut out = Vec::with_capacity(kept.len());
             for i in kept {
                 let pos = &game.positions[i];
-                let result = game.outcome.score_for(pos.side_to_move()) as f32;
+                let result = target.of_game(game, pos.side_to_move()) as f32;
                 let known = exact.and_then(|tb| tb.probe(pos)).map(|v| match v {
                     ExactValue::Win(_) => 1.0,
                     ExactValue::Draw => 0.5,
@@ -80,7 +86,7 @@ pub fn samples_from_games_filtered<G: Game>(
                 let target = match game.scores.get(i) {
                     _ if known.is_some() => known.unwrap_or(result),
                     Some(&score) if w > 0.0 => {
-                        let searched = logistic(score as f64 / SEARCH_SCALE as f64) as f32;
+                        let searched = logistic(score as f64 / search_scale) as f32;
                         (1.0 - w) * result + w * searched
                     }
                     _ => result,

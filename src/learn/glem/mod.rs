@@ -222,7 +222,8 @@ fn training_samples<G: TrainGame + Atoms>(
         .as_deref()
         .filter(|_| it.config.selfplay.egdb_targets);
     let weight = it.search_weight(GLEM_SEARCH_WEIGHT) as f32;
-    samples_from_games_filtered(games, weight, exact, &it.position_filter())
+    let target = it.config.training.outcome_target();
+    samples_from_games_filtered(games, weight, exact, &it.position_filter(), target)
 }
 
 impl<G: TrainGame + Atoms> Learner<G> for GlemLearner<G> {
@@ -264,6 +265,9 @@ impl<G: TrainGame + Atoms> Learner<G> for GlemLearner<G> {
             mined = true;
             self.state.model = self.state.model.with_configurations(configurations);
         }
+        // A margin model counts stones: its logit is `m / margin_scale`.
+        let target = it.config.training.outcome_target();
+        self.state.model.scale = target.centi_per_logit(f64::from(glem::DEFAULT_SCALE)) as f32;
         let params = FitParams {
             epochs: settings.epochs,
             learning_rate: settings.learning_rate * it.rate_factor(),

@@ -14,7 +14,7 @@ use crate::arena::engine_game::{Exploration, GameRules, play_engine_game};
 use crate::eval::linear::{Features, Linear, LinearWeights, MAX_FEATURES, feature_count};
 use crate::game::{Game, Outcome, Side};
 use crate::io::dataset::DatasetGame;
-use crate::learn::controls::PositionFilter;
+use crate::learn::controls::{OutcomeTarget, PositionFilter};
 use crate::rng;
 use crate::search::{Limits, SearchConfig, Searcher, Tablebase};
 
@@ -56,6 +56,9 @@ pub struct SamuelPlay<'a, G> {
     pub tablebase: Option<Arc<dyn Tablebase<G>>>,
     /// End each game on entering the database, with its result.
     pub adjudicate: bool,
+    /// What a game's end is worth (`[training] target`): in the selection scores, the
+    /// features' correlations with winning and the targets that blend in the game.
+    pub target: OutcomeTarget,
 }
 
 impl<G: Features> SamuelPlay<'_, G> {
@@ -77,18 +80,10 @@ pub(super) fn linear_evaluator<G: Features>(weights: &LinearWeights) -> Linear<G
     Linear::new(weights).expect("learner weights fit the feature set")
 }
 
-/// A's score for `a_result` with A on `a_side`: 1 a win, ½ a draw, 0 a loss.
-fn score(a_result: Outcome, a_side: Side) -> f64 {
-    match a_result {
-        Outcome::Win(side) if side == a_side => 1.0,
-        Outcome::Win(_) => 0.0,
-        Outcome::Draw => 0.5,
-    }
-}
-
 /// The selection match: `weights` against `opponent`, `select_games` games at
 /// `select_depth` from the first `select_games / 2` openings, each with both colours, no
-/// exploration. Returns the weights' score (0..=1).
+/// exploration. Returns the weights' score (0..=1): the mean of their games' values as
+/// `play.target` says (1 a win, ½ a draw, 0 a loss; or by the margin).
 pub fn selection_score<G: Features>(
     weights: &LinearWeights,
     opponent: &LinearWeights,
@@ -122,7 +117,7 @@ pub fn selection_score<G: Features>(
                     other.search(record, &limits, |_| {})
                 }
             });
-            score(game.outcome, a_side)
+            play.target.of_game(&game, a_side)
         })
         .collect();
     scores.iter().sum::<f64>() / settings.select_games.max(1) as f64
@@ -194,21 +189,26 @@ impl<G: Game> SamuelControls<'_, G> {
         self.search_weight == 1.0 && self.filter.max_per_game == 0
     }
 
-    /// The target at a position whose search value is `score` for the side to move, which
-    /// scored `result` (1, ½, 0) in the game: `w·score + (1 − w)·(2·result − 1)·`
-    /// [`RESULT_VALUE`], rounded.
-    fn target(&self, score: i32, result: f64) -> i32 {
+    /// The target at a position whose search value is `score` for the side to move,
+    /// whose game was worth `end` centi-units to it (±[`RESULT_VALUE`] won or lost, or
+    /// its margin: [`OutcomeTarget::centi_of_game`]): `w·score + (1 − w)·end`, rounded.
+    fn target(&self, score: i32, end: f64) -> i32 {
         let w = self.search_weight;
         if w == 1.0 {
             return score;
         }
-        (w * score as f64 + (1.0 - w) * (2.0 * result - 1.0) * RESULT_VALUE).round() as i32
+        (w * score as f64 + (1.0 - w) * end).round() as i32
     }
 
     /// The (position, target) pairs learned from in `game`: the positions (of `side`
     /// alone, if given) with a search value that [`learning_features`] and the filter
-    /// keep, in order.
-    pub(super) fn learning_pairs(&self, game: &DatasetGame<G>, side: Option<Side>) -> Vec<(G, i32)>
+    /// keep, in order, the game's end valued as `end` says.
+    pub(super) fn learning_pairs(
+        &self,
+        game: &DatasetGame<G>,
+        side: Option<Side>,
+        end: OutcomeTarget,
+    ) -> Vec<(G, i32)>
     where
         G: Features,
     {
@@ -221,8 +221,8 @@ impl<G: Game> SamuelControls<'_, G> {
         (self.filter.select(game, candidates).into_iter())
             .map(|i| {
                 let pos = game.positions[i];
-                let result = game.outcome.score_for(pos.side_to_move());
-                (pos, self.target(game.scores[i], result))
+                let value = end.centi_of_game(game, pos.side_to_move(), RESULT_VALUE);
+                (pos, self.target(game.scores[i], value))
             })
             .collect()
     }
@@ -305,7 +305,7 @@ pub fn iteration<G: Features>(
             continue;
         }
         if !controls.online() {
-            for (pos, target) in controls.learning_pairs(&game, Some(a_side)) {
+            for (pos, target) in controls.learning_pairs(&game, Some(a_side), play.target) {
                 let mut f = [0; MAX_FEATURES];
                 learning_features(&pos, target, &mut f);
                 let f = &f[..count];
@@ -329,7 +329,7 @@ pub fn iteration<G: Features>(
             .admitted_positions(std::slice::from_ref(&game));
         sums.finish(
             &mut state.usefulness,
-            2.0 * score(game.outcome, a_side) - 1.0,
+            2.0 * play.target.of_game(&game, a_side) - 1.0,
         );
         let players = Players {
             a: &mut searcher_a,

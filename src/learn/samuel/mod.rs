@@ -16,7 +16,8 @@
 //! **Term replacement** (a footnote of Beling's thesis, after Samuel 1959): the game lists a pool of
 //! candidate features larger than the active set. Over the games since the last
 //! replacement, each feature's values at A's learning positions are correlated with the
-//! result of their game for A (+1 win, 0 draw, −1 loss); every `replace_every` games the
+//! result of their game for A (+1 win, 0 draw, −1 loss; with `[training] target =
+//! "margin"`, `2σ(m / margin_scale) − 1` for A's final margin `m`); every `replace_every` games the
 //! active feature whose |Pearson correlation| with winning is lowest goes to the end of
 //! the reserve queue, and the queue's head takes its place with weight 0.
 //!
@@ -406,6 +407,7 @@ impl<G: TrainGame + Features> Learner<G> for SamuelLearner<G> {
             seed: it.config.seed,
             tablebase: it.tablebase.clone(),
             adjudicate: s.egdb_adjudicate,
+            target: it.config.training.outcome_target(),
         };
         let games = s.games_per_iteration;
         let (config, tablebase) = (it.config, it.tablebase.clone());
@@ -461,7 +463,7 @@ impl<G: TrainGame + Features> Learner<G> for SamuelLearner<G> {
         };
         let pairs: Vec<(G, i32)> = games
             .iter()
-            .flat_map(|g| controls.learning_pairs(g, None))
+            .flat_map(|g| controls.learning_pairs(g, None, it.config.training.outcome_target()))
             .collect();
         squared_error(self.state.model(), &pairs)
     }

@@ -36,3 +36,20 @@ fn correlation_of_hand_made_games() {
     c.add_game(1.0, 1.0, 1.0, -1.0);
     assert_eq!(c.value(), 0.0);
 }
+
+#[test]
+fn samuel_targets_blend_in_the_margin_in_centi_units() {
+    use crate::game::kalah::finished_game;
+    use crate::learn::controls::OutcomeTarget;
+    let game = finished_game();
+    let mut controls = SamuelControls::<crate::game::kalah::Kalah>::plain();
+    controls.search_weight = 0.5;
+    let margin = OutcomeTarget::Margin { scale: 4.0 };
+    // A's one position: search 150, the game −6 stones = −600: (150 − 600) / 2.
+    let pairs = controls.learning_pairs(&game, None, margin);
+    assert_eq!(pairs.len(), 1);
+    assert_eq!(pairs[0].1, -225);
+    // As a result, a loss is −RESULT_VALUE: (150 − 300) / 2.
+    let pairs = controls.learning_pairs(&game, None, OutcomeTarget::Result);
+    assert_eq!(pairs[0].1, -75);
+}

@@ -2,11 +2,11 @@
 //! the learning steps of a self-play game.
 
 use super::flat::{self, EpisodeFigures, FlatNet, Scratch};
-use super::mlp::{Mlp, result_for_first};
+use super::mlp::Mlp;
 use crate::eval::td::{self, Inputs, sigmoid};
 use crate::game::Side;
 use crate::io::dataset::DatasetGame;
-use crate::learn::controls::PositionFilter;
+use crate::learn::controls::{OutcomeTarget, PositionFilter};
 
 /// What one TD(λ) episode did.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -86,6 +86,7 @@ pub fn td_lambda_episode_blended<G: Inputs>(
         searched,
         weight,
         result_for_first,
+        OutcomeTarget::Result,
         lambda,
         alpha,
         &mut Scratch::new(),
@@ -137,7 +138,8 @@ impl TdReport {
 
 /// One game's TD(λ) learning steps: the principal-variation leaves of the positions the
 /// [`PositionFilter`] keeps, in order, with each position's search value as a
-/// first-player probability (see [`td_lambda_episode_blended`]). A filtered position is
+/// first-player probability (see [`td_lambda_episode_blended`]), the search's scores
+/// counting `centi_per_logit` to a unit of the network's logit. A filtered position is
 /// no step at all: the episode runs over the kept leaves, so the trace decays by λ once
 /// per kept step and each kept step's TD target is the next kept leaf.
 pub struct Steps<G> {
@@ -146,14 +148,18 @@ pub struct Steps<G> {
 }
 
 impl<G: Inputs> Steps<G> {
-    pub fn of(game: &DatasetGame<G>, filter: &PositionFilter<'_, G>) -> Steps<G> {
+    pub fn of(
+        game: &DatasetGame<G>,
+        filter: &PositionFilter<'_, G>,
+        centi_per_logit: f32,
+    ) -> Steps<G> {
         let kept = filter.select(game, 0..game.leaves.len());
         Steps {
             leaves: kept.iter().map(|&i| game.leaves[i]).collect(),
             searched: kept
                 .iter()
                 .map(|&i| {
-                    let p = sigmoid(game.scores[i] as f32 / td::CENTI_PER_LOGIT);
+                    let p = sigmoid(game.scores[i] as f32 / centi_per_logit);
                     match game.positions[i].side_to_move() {
                         Side::First => p,
                         Side::Second => 1.0 - p,
@@ -164,17 +170,18 @@ impl<G: Inputs> Steps<G> {
     }
 }
 
-/// The (leaf, game result for the first player) pairs of `games`' learning steps: what
-/// the loss of the TD(λ) learner is measured on.
+/// The (leaf, game value for the first player as `target` says) pairs of `games`'
+/// learning steps: what the loss of the TD(λ) learner is measured on.
 pub(super) fn loss_targets<G: Inputs>(
     games: &[DatasetGame<G>],
     filter: &PositionFilter<'_, G>,
+    target: OutcomeTarget,
 ) -> Vec<(G, f32)> {
     games
         .iter()
         .flat_map(|g| {
-            let result = result_for_first(g.outcome);
-            Steps::of(g, filter)
+            let result = target.of_game(g, Side::First) as f32;
+            Steps::of(g, filter, td::CENTI_PER_LOGIT)
                 .leaves
                 .into_iter()
                 .map(move |leaf| (leaf, result))

@@ -12,9 +12,9 @@
 
 use rayon::prelude::*;
 
-use super::mlp::result_for_first;
 use crate::eval::td::{Inputs, MAX_ACTIVE, MAX_HIDDEN, MlpWeights, sigmoid};
 use crate::game::Side;
+use crate::learn::controls::OutcomeTarget;
 
 /// Below this the trace's scale is folded into its weights.
 const MIN_TRACE_SCALE: f32 = 1e-10;
@@ -168,13 +168,14 @@ struct Leaf {
     count: usize,
     phase: usize,
     /// +1 if the first player is to move in the leaf, −1 if the second is; 0 for a leaf
-    /// without legal moves, whose value is known (`known`) and has no gradient.
+    /// without legal moves, whose value for the first player is known (`known`: its
+    /// result or margin, as `target` says) and has no gradient.
     sign: f32,
     known: f32,
 }
 
 impl Leaf {
-    fn of<G: Inputs>(net: &FlatNet, pos: &G) -> Leaf {
+    fn of<G: Inputs>(net: &FlatNet, pos: &G, target: OutcomeTarget) -> Leaf {
         let mut leaf = Leaf {
             active: [0; MAX_ACTIVE],
             count: 0,
@@ -183,7 +184,11 @@ impl Leaf {
             known: 0.0,
         };
         if !pos.has_legal_move() {
-            leaf.known = result_for_first(pos.outcome_without_moves());
+            let own = target.of_end(pos) as f32;
+            leaf.known = match pos.side_to_move() {
+                Side::First => own,
+                Side::Second => 1.0 - own,
+            };
             return leaf;
         }
         pos.for_each_input(|i| {
@@ -272,7 +277,9 @@ pub struct EpisodeFigures {
 }
 
 /// TD(λ) on one game's leaves, in the order and with the targets of
-/// [`super::td_lambda_episode_blended`] (which documents the rule), on `net`.
+/// [`super::td_lambda_episode_blended`] (which documents the rule), on `net`: `result`
+/// is the game's value for the first player (`target` of the game), and a leaf where the
+/// game is over is valued by `target` too.
 #[allow(clippy::too_many_arguments)]
 pub fn episode<G: Inputs>(
     net: &mut FlatNet,
@@ -280,6 +287,7 @@ pub fn episode<G: Inputs>(
     searched: &[f32],
     weight: f32,
     result: f32,
+    target: OutcomeTarget,
     lambda: f32,
     alpha: f32,
     s: &mut Scratch,
@@ -297,7 +305,7 @@ pub fn episode<G: Inputs>(
     let hn = net.hidden;
     s.leaves.clear();
     s.leaves
-        .extend(leaves.iter().map(|leaf| Leaf::of(net, leaf)));
+        .extend(leaves.iter().map(|leaf| Leaf::of(net, leaf, target)));
     s.h.resize(2 * hn, 0.0);
     let (h, h_next) = s.h.split_at_mut(hn);
     let trace = s.trace.get_or_insert_with(|| net.zeros_like());

@@ -37,11 +37,11 @@ use serde::{Deserialize, Serialize};
 use super::config::{
     ConfigError, LrSchedule, TrainConfig, TrainingSettings, fail, positive, read_section,
 };
-use super::controls::PositionFilter;
 use super::iteration::{Iteration, Stage};
 use super::learner::{IterationReport, Learner, LearnerKind, LearnerSection, TrainGame};
 use crate::eval::spec::AnyEvaluator;
 use crate::eval::td::{self, Inputs, MAX_PHASES, MlpWeights, TdEvaluator};
+use crate::game::Side;
 use crate::io::dataset::DatasetGame;
 use crate::io::model::{ModelError, ModelHeader, from_bytes, save_model, to_bytes};
 use episode::loss_targets;
@@ -165,14 +165,14 @@ impl<G: TrainGame + Inputs> LearnerKind<G> for Td {
     fn start(&self, config: &TrainConfig) -> Result<Box<dyn Learner<G>>, String> {
         let settings: TdSettings = config.section("td").map_err(|e| e.to_string())?;
         let state = TdState::new::<G>(settings.hidden, settings.phases, config.seed);
-        Ok(Box::new(TdLearner::new(state, settings)))
+        Ok(Box::new(TdLearner::new(state, settings, config)))
     }
 
     fn resume(&self, config: &TrainConfig, state: &[u8]) -> Result<Box<dyn Learner<G>>, String> {
         let settings: TdSettings = config.section("td").map_err(|e| e.to_string())?;
         let state: TdState = from_bytes(state)?;
         Mlp::<G>::from_weights(&state.weights)?;
-        Ok(Box::new(TdLearner::new(state, settings)))
+        Ok(Box::new(TdLearner::new(state, settings, config)))
     }
 }
 
@@ -195,22 +195,48 @@ impl TdState {
 pub struct TdLearner<G> {
     state: TdState,
     settings: TdSettings,
+    /// Factor of the output heads in the model it plays with and saves: 1 for results;
+    /// `margin_scale` for margins, whose network fits `σ(m / margin_scale)`, so that the
+    /// model's logit, and its evaluation, counts stones of expected margin (see
+    /// [`crate::learn::controls::OutcomeTarget::centi_per_logit`]).
+    output_scale: f32,
     game: PhantomData<fn() -> G>,
 }
 
 impl<G> Clone for TdLearner<G> {
     fn clone(&self) -> Self {
-        TdLearner::new(self.state.clone(), self.settings.clone())
+        TdLearner {
+            state: self.state.clone(),
+            settings: self.settings.clone(),
+            output_scale: self.output_scale,
+            game: PhantomData,
+        }
     }
 }
 
 impl<G> TdLearner<G> {
-    fn new(state: TdState, settings: TdSettings) -> TdLearner<G> {
+    fn new(state: TdState, settings: TdSettings, config: &TrainConfig) -> TdLearner<G> {
+        let centi = config
+            .training
+            .outcome_target()
+            .centi_per_logit(f64::from(td::CENTI_PER_LOGIT));
         TdLearner {
             state,
             settings,
+            output_scale: (centi / f64::from(td::CENTI_PER_LOGIT)) as f32,
             game: PhantomData,
         }
+    }
+
+    /// The network as the model plays it: the output heads times `output_scale`.
+    fn model_weights(&self) -> MlpWeights {
+        let mut weights = self.state.weights.clone();
+        if self.output_scale != 1.0 {
+            for w in weights.w2.iter_mut().chain(weights.b2.iter_mut()) {
+                *w *= self.output_scale;
+            }
+        }
+        weights
     }
 }
 
@@ -222,12 +248,15 @@ impl<G: TrainGame + Inputs> Learner<G> for TdLearner<G> {
             return Ok(None);
         };
         let settings = &self.settings;
-        let tablebase = it.tablebase.clone();
-        let filter = PositionFilter::new(it.config, tablebase.as_deref());
+        let filter = it.position_filter();
+        let target = it.config.training.outcome_target();
         let mut net = FlatNet::from_weights(&self.state.weights, G::INPUTS);
         let steps: Vec<(Steps<G>, f32)> = games
             .iter()
-            .map(|g| (Steps::of(g, &filter), result_for_first(g.outcome)))
+            .map(|g| {
+                let steps = Steps::of(g, &filter, self.output_scale * td::CENTI_PER_LOGIT);
+                (steps, target.of_game(g, Side::First) as f32)
+            })
             .collect();
         let targets: Vec<(G, f32)> = steps
             .iter()
@@ -250,6 +279,7 @@ impl<G: TrainGame + Inputs> Learner<G> for TdLearner<G> {
                 &game.searched,
                 weight,
                 *result,
+                target,
                 settings.lambda as f32,
                 alpha,
                 &mut scratch,
@@ -278,12 +308,14 @@ impl<G: TrainGame + Inputs> Learner<G> for TdLearner<G> {
 
     fn validation_loss(&self, games: &[DatasetGame<G>], it: &Iteration<'_, G>) -> f64 {
         let net = FlatNet::from_weights(&self.state.weights, G::INPUTS);
-        flat::loss(&net, &loss_targets(games, &it.position_filter()))
+        let target = it.config.training.outcome_target();
+        flat::loss(&net, &loss_targets(games, &it.position_filter(), target))
     }
 
     fn evaluator(&self) -> AnyEvaluator<G> {
         AnyEvaluator::model(
-            TdEvaluator::<G>::from_weights(&self.state.weights).expect("learner weights are valid"),
+            TdEvaluator::<G>::from_weights(&self.model_weights())
+                .expect("learner weights are valid"),
         )
     }
 
@@ -292,7 +324,7 @@ impl<G: TrainGame + Inputs> Learner<G> for TdLearner<G> {
     }
 
     fn save_model(&self, path: &Path, header: &mut ModelHeader) -> Result<(), ModelError> {
-        save_model(path, header, &self.state.weights)
+        save_model(path, header, &self.model_weights())
     }
 
     fn state(&self) -> Vec<u8> {
