@@ -225,6 +225,10 @@ pub struct StaticFigures {
     pub agreement: Rate,
     pub brier: Option<Mean>,
     pub log_loss: Option<Mean>,
+    /// In a game whose results have margins (Kalah), the mean `|static value / 100 −
+    /// exact value|` in the game's units: how far the evaluation, read as a margin, is
+    /// from the true one.
+    pub margin_error: Option<Mean>,
 }
 
 /// Everything measured.
@@ -276,7 +280,9 @@ pub fn report<G: Game>(cases: &[Case<G>], verdicts: &[Verdict<G>], settings: &Se
     let band = settings.draw_band;
     let mut confusion = [[0u64; 3]; 3];
     let (mut brier, mut log_loss) = (Mean::default(), Mean::default());
+    let mut margin_error = Mean::default();
     for (case, verdict) in cases.iter().zip(verdicts) {
+        margin_error.add((f64::from(verdict.static_value) / 100.0 - f64::from(case.value)).abs());
         let truth = class_of_value(case.value);
         let predicted = match verdict.static_value {
             v if v > band => 0,
@@ -307,6 +313,7 @@ pub fn report<G: Game>(cases: &[Case<G>], verdicts: &[Verdict<G>], settings: &Se
             agreement,
             brier: with_probability.then_some(brier),
             log_loss: with_probability.then_some(log_loss),
+            margin_error: (G::MAX_MARGIN > 1).then_some(margin_error),
         },
     }
 }
@@ -359,6 +366,7 @@ impl Report {
                 "agreement": rate_json(s.agreement),
                 "brier": s.brier.map(mean_json),
                 "log_loss": s.log_loss.map(mean_json),
+                "margin_error": s.margin_error.map(mean_json),
             },
         })
     }
@@ -413,6 +421,13 @@ impl Report {
                 log_loss.half_width()
             ));
         }
+        if let Some(error) = s.margin_error {
+            out.push_str(&format!(
+                "static: margin off by {:.2} ± {:.2} {units} (|value − exact value|)\n",
+                error.value(),
+                error.half_width()
+            ));
+        }
         out
     }
 }
@@ -443,5 +458,59 @@ mod tests {
         assert_eq!(mean.value(), 2.5);
         // s² = 5/3, se = √(5/12).
         assert!((mean.half_width() - 1.96 * (5.0f64 / 12.0).sqrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_static_margin_error_is_measured_where_results_have_margins() {
+        use crate::game::brazilian::Brazilian;
+        use crate::game::kalah::Kalah;
+        let settings = Settings {
+            depths: vec![0],
+            draw_band: 50,
+            probability: None,
+            tt_mib: 1,
+        };
+        // Two Kalah positions of exact values +4 and −2, valued +2.50 and +1.00 stones:
+        // off by 1.5 and 3, 2.25 on average.
+        let start = Kalah::start();
+        let mut moves = <Kalah as Game>::Moves::default();
+        start.legal_moves(&mut moves);
+        let first = moves[0];
+        let cases = [
+            Case::from_children(
+                start,
+                moves.iter().map(|&m| (m, if m == first { -4 } else { 1 })),
+            )
+            .unwrap(),
+            Case::from_children(start, moves.iter().map(|&m| (m, 2))).unwrap(),
+        ];
+        assert_eq!((cases[0].value, cases[1].value), (4, -2));
+        let verdicts = [
+            Verdict {
+                chosen: vec![first],
+                static_value: 250,
+            },
+            Verdict {
+                chosen: vec![first],
+                static_value: 100,
+            },
+        ];
+        let kalah = report(&cases, &verdicts, &settings);
+        let error = kalah.static_figures.margin_error.unwrap();
+        assert_eq!(error.value(), 2.25);
+        assert!(kalah.text("stones").contains("static: margin off by 2.25"));
+        assert_eq!(kalah.json()["static"]["margin_error"]["value"], 2.25);
+        // Draughts' results have no margin.
+        let pos = Brazilian::start();
+        let mut moves = <Brazilian as Game>::Moves::default();
+        pos.legal_moves(&mut moves);
+        let case = Case::from_children(pos, moves.iter().map(|&m| (m, 0))).unwrap();
+        let verdict = Verdict {
+            chosen: vec![moves[0]],
+            static_value: 0,
+        };
+        let draughts = report(&[case], &[verdict], &settings);
+        assert!(draughts.static_figures.margin_error.is_none());
+        assert!(!draughts.text("men").contains("margin"));
     }
 }
