@@ -447,18 +447,27 @@ fn print_next_commands<G: CliGame>(config: &TrainConfig) {
 /// Where this session's time went: its stages' shares of the wall time, games and
 /// positions a second.
 fn print_time(summary: &TrainSummary) {
+    if let Some(line) = time_line(summary) {
+        println!("{line}");
+    }
+}
+
+/// The `time:` line of a session: the wall time, each stage's share and seconds, and the
+/// rest as start-up, so that the parts add up to the wall time; `None` for a session
+/// that played no game.
+fn time_line(summary: &TrainSummary) -> Option<String> {
     let wall = summary.session_seconds;
     if summary.session_games == 0 || wall <= 0.0 {
-        return;
+        return None;
     }
-    println!(
+    Some(format!(
         "time: {wall:.1} s: {}, start-up {:.0}% ({:.1} s); {:.1} games/s, {:.0} positions/s",
         summary.stages.shares(wall),
         100.0 * summary.other_seconds() / wall,
         summary.other_seconds(),
         summary.session_games as f64 / wall,
         summary.session_positions as f64 / wall
-    );
+    ))
 }
 
 /// The training's progress on stderr: a line for the whole run (iteration i/N, time
@@ -600,4 +609,66 @@ fn recorded_games<G: CliGame>(
         eprintln!("warning: {warning}");
     }
     RecordedGames::new(path, data.games).map_err(CliError::input)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::learn::iteration::StageSeconds;
+
+    fn summary(wall: f64, stages: StageSeconds, games: u64) -> TrainSummary {
+        TrainSummary {
+            iterations: 1,
+            games,
+            positions: 10 * games,
+            seconds: wall,
+            interrupted: false,
+            last: None,
+            session_seconds: wall,
+            session_games: games,
+            session_positions: 10 * games,
+            stages,
+        }
+    }
+
+    /// The seconds in a `time:` line's parentheses.
+    fn parts(line: &str) -> Vec<f64> {
+        line.split('(')
+            .skip(1)
+            .map(|part| part.split(' ').next().unwrap().parse().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn the_time_line_adds_up_to_the_wall_time() {
+        let stages = StageSeconds {
+            selfplay: 6.04,
+            learning: 2.03,
+            evaluation: 1.01,
+            writing: 0.46,
+        };
+        let line = time_line(&summary(10.0, stages, 100)).unwrap();
+        assert!(
+            line.starts_with("time: 10.0 s: self-play 60% (6.0 s)"),
+            "{line}"
+        );
+        assert!(
+            line.contains("start-up 5% (0.5 s)") && line.ends_with("10.0 games/s, 100 positions/s"),
+            "{line}"
+        );
+        let parts = parts(&line);
+        assert_eq!(parts.len(), 5, "four stages and the start-up: {line}");
+        // Each part is printed to 0.1 s.
+        let sum: f64 = parts.iter().sum();
+        assert!((sum - 10.0).abs() <= 0.25, "{parts:?}");
+        // Stages measured past the wall time leave no negative start-up.
+        let over = StageSeconds {
+            selfplay: 11.0,
+            ..stages
+        };
+        let line = time_line(&summary(10.0, over, 100)).unwrap();
+        assert!(line.contains("start-up 0% (0.0 s)"), "{line}");
+        // A session without games has no line.
+        assert_eq!(time_line(&summary(10.0, stages, 0)), None);
+    }
 }

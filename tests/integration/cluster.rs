@@ -3,8 +3,10 @@
 //! DIR --shards N`, `selfplay --config --worker DIR`) with 1, 2 and 3 shards, for TD and
 //! GLEM. A worker gone in the middle of a shard (its claim left behind, untouched), a
 //! worker and the learner killed with SIGKILL in the middle of the run and started again
-//! change nothing either. The stages of the `time:` summary and of the metrics lines add
-//! up to the wall time. `slurm.rs` runs the same under a real Slurm.
+//! change nothing either. The runs print their `time:` summary and record each
+//! iteration's stages (that the parts add up is a unit test on set seconds:
+//! `cli::train`; no test here reads a clock). `slurm.rs` runs the same under a real
+//! Slurm.
 
 use crate::common::{evalearn_ok, temp_dir};
 use crate::shard::{arg, config, same_model};
@@ -134,49 +136,23 @@ fn through_workers(dir: &Path, learner: &str, shards: u64, workers: usize, threa
     }
 }
 
-/// The seconds of a `time:` line's parts (`self-play 40% (0.3 s), …, start-up 5% (0.0
-/// s)`) and its wall time.
-fn time_line(stdout: &str) -> (f64, Vec<f64>) {
-    let line = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("time: "))
-        .unwrap_or_else(|| panic!("no time: line in {stdout}"));
-    let wall = line.split(' ').next().unwrap().parse().unwrap();
-    let parts = line
-        .split('(')
-        .skip(1)
-        .map(|part| part.split(' ').next().unwrap().parse().unwrap())
-        .collect();
-    (wall, parts)
-}
-
 /// The learner's runs at 1 and 2 threads, and through 1, 2 and 3 shards, make one model;
-/// the stages of the runs' time summaries and metrics lines add up to their wall time.
+/// the runs print their time summary and record each iteration's stages.
 fn the_same_model_whatever_the_split(learner: &str) {
     let root = temp_dir(&format!("cluster-{learner}"));
     let reference = root.join("threads-1");
     let stdout = straight(&reference, learner, 2, "1");
-    let (wall, parts) = time_line(&stdout);
-    assert_eq!(parts.len(), 5, "four stages and the start-up: {stdout}");
-    // Each part is printed to 0.1 s.
-    let sum: f64 = parts.iter().sum();
+    let time = stdout.lines().find(|l| l.starts_with("time: "));
     assert!(
-        (sum - wall).abs() <= 0.3,
-        "{parts:?} add up to {sum}, not {wall}"
+        time.is_some_and(|l| l.contains("self-play") && l.contains("start-up")),
+        "{stdout}"
     );
     let metrics = std::fs::read_to_string(reference.join("model.metrics.jsonl")).unwrap();
     let lines: Vec<MetricsLine> = metrics
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let stages: Vec<_> = lines.iter().map(|l| l.stages.unwrap()).collect();
-    let staged: f64 = stages.iter().map(|s| s.total()).sum();
-    let elapsed = lines.last().unwrap().elapsed_s;
-    assert!(
-        staged > 0.0 && staged <= elapsed + 1e-3,
-        "{staged} s of {elapsed} s"
-    );
-    assert!(stages.iter().all(|s| s.selfplay > 0.0 && s.learning > 0.0));
+    assert!(lines.len() == 2 && lines.iter().all(|l| l.stages.is_some()));
 
     let two = root.join("threads-2");
     straight(&two, learner, 2, "2");

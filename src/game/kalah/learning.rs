@@ -67,3 +67,31 @@ pub(crate) fn finished_game() -> crate::io::dataset::DatasetGame<Kalah> {
         reason: EndReason::NoMoves,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Game;
+    use crate::learn::{samuel, td};
+
+    #[test]
+    fn td_targets_and_known_leaves_carry_the_margin() {
+        td::tests::targets_and_known_leaves_carry_the_margin(&finished_game());
+    }
+
+    #[test]
+    fn a_td_margin_model_evaluates_in_stones() {
+        let mut rng = crate::rng::stream(3, 0);
+        let mut moves = super::super::KalahMoves::new();
+        let positions: Vec<Kalah> = (0..200)
+            .filter_map(|_| crate::game::random_plies(Kalah::start(), 6, &mut rng, &mut moves))
+            .collect();
+        td::tests::a_margin_model_evaluates_in_stones(&positions);
+    }
+
+    #[test]
+    fn samuel_targets_blend_in_the_margin_in_centi_units() {
+        // A's one position: search 150, the game −6 stones = −600: (150 − 600) / 2.
+        samuel::tests::targets_blend_in_the_margin_in_centi_units(&finished_game(), 150);
+    }
+}

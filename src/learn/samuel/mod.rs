@@ -37,7 +37,7 @@
 mod games;
 mod rule;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use games::linear_evaluator;
 pub use games::{SamuelControls, SamuelPlay, SamuelReport, iteration, select, selection_score};

@@ -37,19 +37,30 @@ fn correlation_of_hand_made_games() {
     assert_eq!(c.value(), 0.0);
 }
 
-#[test]
-fn samuel_targets_blend_in_the_margin_in_centi_units() {
-    use crate::game::kalah::finished_game;
+/// For a game's own tests (a game with margins; `game` finished by the rules, with one
+/// searched position, its side to move's search value `score`): Samuel's targets blend
+/// the search with the game's margin `m` as `100·m` centi-units, or with its result as
+/// `±RESULT_VALUE`.
+pub(crate) fn targets_blend_in_the_margin_in_centi_units<G: Features>(
+    game: &DatasetGame<G>,
+    score: i32,
+) {
+    use crate::arena::margins::game_margin;
     use crate::learn::controls::OutcomeTarget;
-    let game = finished_game();
-    let mut controls = SamuelControls::<crate::game::kalah::Kalah>::plain();
+    let mut controls = SamuelControls::<G>::plain();
     controls.search_weight = 0.5;
-    let margin = OutcomeTarget::Margin { scale: 4.0 };
-    // A's one position: search 150, the game −6 stones = −600: (150 − 600) / 2.
-    let pairs = controls.learning_pairs(&game, None, margin);
+    let side = game.positions[0].side_to_move();
+    let m = game_margin(game, side).expect("a game finished by the rules");
+    let pairs = controls.learning_pairs(game, None, OutcomeTarget::Margin { scale: 4.0 });
     assert_eq!(pairs.len(), 1);
-    assert_eq!(pairs[0].1, -225);
-    // As a result, a loss is −RESULT_VALUE: (150 − 300) / 2.
-    let pairs = controls.learning_pairs(&game, None, OutcomeTarget::Result);
-    assert_eq!(pairs[0].1, -75);
+    assert_eq!(
+        pairs[0].1,
+        (f64::from(score + 100 * m) / 2.0).round() as i32
+    );
+    let result = (2.0 * game.outcome.score_for(side) - 1.0) * super::rule::RESULT_VALUE;
+    let pairs = controls.learning_pairs(game, None, OutcomeTarget::Result);
+    assert_eq!(
+        pairs[0].1,
+        ((f64::from(score) + result) / 2.0).round() as i32
+    );
 }

@@ -23,7 +23,7 @@ mod episode;
 mod flat;
 mod mlp;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use episode::{Steps, TdReport, td_lambda_episode, td_lambda_episode_blended};
 pub use mlp::{DEFAULT_HIDDEN, INIT_W1, INIT_W2, Mlp, MlpGradient, encode, loss, result_for_first};

@@ -616,33 +616,26 @@ fn td_lambda_matches_a_hand_computation() {
     assert!(w0.iter().zip(&w3).any(|(a, b)| (a - b).abs() > 1e-3));
 }
 
-#[test]
-fn td_targets_and_known_leaves_carry_the_margin() {
-    use crate::game::kalah::finished_game;
+/// For a game's own tests (a game with margins; `game` finished by the rules, its one
+/// leaf the end): TD's loss targets are the margin `m` as `σ(m / 4)` for the first
+/// player, its result as a result; the end's value is known, by the margin, so a game
+/// worth that much teaches nothing, while valued as a result it would.
+pub(crate) fn targets_and_known_leaves_carry_the_margin<G: Inputs>(game: &DatasetGame<G>) {
+    use crate::arena::margins::game_margin;
     use crate::learn::controls::{OutcomeTarget, PositionFilter};
-    let game = finished_game();
     let margin = OutcomeTarget::Margin { scale: 4.0 };
-    let for_a = sigmoid(-6.0 / 4.0);
-    // The loss is measured against the margin, for the first player (A).
-    let targets =
-        episode::loss_targets(std::slice::from_ref(&game), &PositionFilter::none(), margin);
+    let m = game_margin(game, Side::First).expect("a game finished by the rules");
+    let for_first = sigmoid(m as f32 / 4.0);
+    let games = std::slice::from_ref(game);
+    let targets = episode::loss_targets(games, &PositionFilter::none(), margin);
     assert_eq!(targets.len(), 1);
-    assert!((targets[0].1 - for_a).abs() < 1e-6);
-    let targets = episode::loss_targets(
-        std::slice::from_ref(&game),
-        &PositionFilter::none(),
-        OutcomeTarget::Result,
-    );
-    assert_eq!(targets[0].1, 0.0);
-    // The leaf is the game's end: its value is known, by the margin, and a game worth
-    // that much teaches nothing; valued as a result (0), it would.
-    let mlp = Mlp::<crate::game::kalah::Kalah>::new_random(8, 5);
-    let mut net = flat::FlatNet::from_weights(
-        &mlp.weights(),
-        <crate::game::kalah::Kalah as Inputs>::INPUTS,
-    );
+    assert!((targets[0].1 - for_first).abs() < 1e-6);
+    let targets = episode::loss_targets(games, &PositionFilter::none(), OutcomeTarget::Result);
+    assert_eq!(targets[0].1, game.outcome.score_for(Side::First) as f32);
+    let mlp = Mlp::<G>::new_random(8, 5);
+    let mut net = flat::FlatNet::from_weights(&mlp.weights(), G::INPUTS);
     let before = net.clone();
-    let target = margin.of_game(&game, Side::First) as f32;
+    let target = margin.of_game(game, Side::First) as f32;
     let episode = |net: &mut flat::FlatNet, known: OutcomeTarget| {
         let mut scratch = flat::Scratch::new();
         flat::episode(
@@ -661,39 +654,36 @@ fn td_targets_and_known_leaves_carry_the_margin() {
     assert!(figures.final_error.abs() < 1e-6 && (figures.first_prediction - target).abs() < 1e-6);
     assert_eq!(net, before);
     let figures = episode(&mut net, OutcomeTarget::Result);
-    assert_eq!(figures.first_prediction, 0.0);
-    assert!((figures.final_error - target).abs() < 1e-6);
+    assert_eq!(
+        figures.first_prediction,
+        game.outcome.score_for(Side::First) as f32
+    );
+    assert!((figures.final_error - (target - figures.first_prediction)).abs() < 1e-6);
 }
 
-#[test]
-fn a_margin_model_evaluates_in_stones() {
-    use crate::game::kalah::Kalah;
+/// For a game's own tests (a game with margins): a TD learner with `margin_scale = 8`
+/// plays and saves a model whose logit is 8 times its network's, `m / 8`, so that its
+/// evaluation counts the game's units at 100 a unit; with results, the network's.
+pub(crate) fn a_margin_model_evaluates_in_stones<G: TrainGame + Inputs>(positions: &[G]) {
     use crate::learn::learner::LearnerKind;
-    let text = |training: &str| {
-        format!(
-            "learner = \"td\"\ngame = \"kalah\"\nmodel = \"m.bin\"\n[td]\nhidden = 32\n[training]\n{training}"
-        )
+    let config = |training: &str| {
+        let text = format!(
+            "learner = \"td\"\ngame = \"{}\"\nmodel = \"m.bin\"\n[td]\nhidden = 32\n[training]\n{training}",
+            G::NAME
+        );
+        crate::learn::config::TrainConfig::parse(&text).unwrap()
     };
-    let config =
-        |training: &str| crate::learn::config::TrainConfig::parse(&text(training)).unwrap();
-    let results = LearnerKind::<Kalah>::start(&Td, &config("")).unwrap();
+    let results = LearnerKind::<G>::start(&Td, &config("")).unwrap();
     let margins =
-        LearnerKind::<Kalah>::start(&Td, &config("target = \"margin\"\nmargin_scale = 8\n"))
-            .unwrap();
-    // The same network (the run's seed); the margin model's logit is 8 times its output's,
-    // `m / 8`: its evaluation counts stones at 100 a stone.
-    let mlp = Mlp::<Kalah>::from_weights(&TdState::new::<Kalah>(32, 1, 1).weights).unwrap();
-    let mut rng = crate::rng::stream(3, 0);
-    let mut moves = crate::game::kalah::KalahMoves::new();
-    let mut checked = 0;
-    for _ in 0..200 {
-        let Some(pos) = crate::game::random_plies(Kalah::start(), 6, &mut rng, &mut moves) else {
-            continue;
-        };
-        let z = mlp.logit(&pos);
+        LearnerKind::<G>::start(&Td, &config("target = \"margin\"\nmargin_scale = 8\n")).unwrap();
+    // The same network: the run's seed, 1.
+    let mlp = Mlp::<G>::from_weights(&TdState::new::<G>(32, 1, 1).weights).unwrap();
+    assert!(positions.len() > 100);
+    for pos in positions {
+        let z = mlp.logit(pos);
         let (r, m) = (
-            results.evaluator().evaluate(&pos),
-            margins.evaluator().evaluate(&pos),
+            results.evaluator().evaluate(pos),
+            margins.evaluator().evaluate(pos),
         );
         assert!((r - centi_units(z)).abs() <= 1, "{r} against {z}");
         assert!(
@@ -701,7 +691,5 @@ fn a_margin_model_evaluates_in_stones() {
             "{m} against {}",
             8.0 * z
         );
-        checked += 1;
     }
-    assert!(checked > 100);
 }
