@@ -5,7 +5,7 @@
 //! worker and the learner killed with SIGKILL in the middle of the run and started again
 //! change nothing either. The runs print their `time:` summary and record each
 //! iteration's stages (that the parts add up is a unit test on set seconds:
-//! `cli::train`; no test here reads a clock). `slurm.rs` runs the same under a real
+//! `cli::train`: no test here asserts on measured time). `slurm.rs` runs the same under a real
 //! Slurm.
 
 use crate::common::{evalearn_ok, temp_dir};

@@ -263,13 +263,12 @@ fn solve_cases<'a>(
     // which matters when a few early positions cost most of the time.
     let mut moves = KalahMoves::new();
     let mut children: Vec<(usize, KalahMove)> = Vec::new();
+    // Per position, its moves not solved yet.
+    let mut unsolved: Vec<usize> = Vec::with_capacity(chosen.len());
     for (index, pos) in chosen.iter().enumerate() {
         pos.legal_moves(&mut moves);
         children.extend(moves.iter().map(|&mv| (index, mv)));
-    }
-    let mut unsolved: Vec<usize> = vec![0; chosen.len()];
-    for &(index, _) in &children {
-        unsolved[index] += 1;
+        unsolved.push(moves.len());
     }
     let bar = progress_bar(
         chosen.len() as u64,
