@@ -251,3 +251,98 @@ fn integer_network_stays_within_a_few_centi_units_of_the_float_network() {
         );
     }
 }
+
+/// The integer network's value written the plain way, from the scales its module
+/// documents: each hidden sum the rounded weights of the active inputs added one by one,
+/// the activation `round(σ(clamp(s, ±12·Q1) / Q1) · 2^15)` computed, the output
+/// `b2 + Σ w2·h` in `i64`. Nothing shared with the evaluator but `sigmoid` and the scale.
+fn plain_integer_value<G: Inputs>(weights: &MlpWeights, shift1: u32, pos: &G) -> i32 {
+    use evalearn::eval::td::quantised::{H_BITS, W2_BITS};
+    let q1 = (1u32 << shift1) as f32;
+    let span = 12i32 << shift1;
+    let quantise = |w: f32| i32::from((w * q1).round() as i16);
+    let active = evalearn::eval::td::active_inputs(pos);
+    let phase = if weights.phases == 1 {
+        0
+    } else {
+        pos.phase(weights.phases)
+    };
+    let w2_scale = evalearn::eval::td::CENTI_PER_LOGIT * (1u32 << W2_BITS) as f32;
+    let b2_scale = 100.0 * f64::from(1u32 << (H_BITS + W2_BITS));
+    let mut total = (f64::from(weights.b2[phase]) * b2_scale).round() as i64;
+    for (j, &w2) in weights.head(phase).iter().enumerate() {
+        let row = &weights.w1[j * G::INPUTS..(j + 1) * G::INPUTS];
+        let sum = quantise(weights.b1[j]) + active.iter().map(|&i| quantise(row[i])).sum::<i32>();
+        let clamped = sum.clamp(-span, span) as f32 / q1;
+        let h = (evalearn::eval::td::sigmoid(clamped) * (1u32 << H_BITS) as f32).round();
+        total += i64::from((w2 * w2_scale).round() as i32) * h as i64;
+    }
+    let shift = H_BITS + W2_BITS;
+    let centi = (total + (1 << (shift - 1))) >> shift;
+    let limit = i64::from(evalearn::eval::EVAL_LIMIT);
+    centi.clamp(-limit, limit) as i32
+}
+
+fn equals_plain_value<G: Inputs>(name: &str, weights: &MlpWeights, positions: &[G]) {
+    let evaluator = TdEvaluator::<G>::from_weights(weights).unwrap();
+    let shift1 = evaluator.net().shift1();
+    for pos in positions {
+        assert_eq!(
+            evaluator.evaluate(pos),
+            plain_integer_value(weights, shift1, pos),
+            "{name}: {}",
+            pos.format_position()
+        );
+    }
+}
+
+/// The fast evaluator (sums by blocks of 16 held in vector registers, the activation
+/// table indexed by the sum's bits) equals the plain integer computation bit for bit:
+/// every hidden size's block count (1 to 8), shipped and random networks whose sums
+/// reach the table's clamped ends, one and several output heads.
+#[test]
+fn fast_integer_network_equals_the_plain_integer_computation() {
+    let draughts = random_positions::<Brazilian>(11, 40);
+    let kalah = random_positions::<Kalah>(11, 60);
+    assert!(draughts.len() > 1_500 && kalah.len() > 1_500);
+    equals_plain_value(
+        "models/td.bin",
+        &shipped_weights("models/td.bin"),
+        &draughts,
+    );
+    equals_plain_value(
+        "models/kalah-td.bin",
+        &shipped_weights("models/kalah-td.bin"),
+        &kalah,
+    );
+    for (seed, hidden) in [1, 16, 17, 40, 64, 80, 100, 128].into_iter().enumerate() {
+        let seed = seed as u64;
+        let name = format!("{hidden} hidden units");
+        equals_plain_value(&name, &random_weights::<Brazilian>(hidden, seed), &draughts);
+        equals_plain_value(&name, &random_weights::<Kalah>(hidden, seed), &kalah);
+    }
+    let phased = random_phased_weights::<Brazilian>(100, 4, 3);
+    equals_plain_value("100 hidden units, 4 phases", &phased, &draughts);
+    let phased = random_phased_weights::<Kalah>(33, 3, 3);
+    equals_plain_value("33 hidden units, 3 phases", &phased, &kalah);
+}
+
+/// [`walk_agrees`] for every block count of hidden units (1 to 8).
+#[test]
+fn incremental_sums_equal_sums_from_scratch_for_every_block_count() {
+    for (seed, hidden) in [1, 20, 48, 50, 77, 96, 112, 128].into_iter().enumerate() {
+        let seed = 20 + seed as u64;
+        let draughts = random_weights::<Brazilian>(hidden, seed);
+        walk_agrees(
+            &TdEvaluator::<Brazilian>::from_weights(&draughts).unwrap(),
+            seed,
+            4_000,
+        );
+        let kalah = random_weights::<Kalah>(hidden, seed);
+        walk_agrees(
+            &TdEvaluator::<Kalah>::from_weights(&kalah).unwrap(),
+            seed,
+            4_000,
+        );
+    }
+}

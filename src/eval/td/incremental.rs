@@ -59,15 +59,18 @@ impl<G: Inputs> AccumulatorStack<G> {
             }
         };
         for k in start..=ply {
-            let (below, above) = self.sums.split_at_mut(k);
-            let acc = &mut above[0][s];
-            *acc = below[k - 1][s];
-            let net = &self.net;
+            let mut changes = FeatureChanges::default();
             let diffed =
-                self.positions[k - 1].for_each_feature_change(&self.positions[k], side, |i, on| {
-                    net.update(acc, i, on)
-                });
-            if diffed {
+                self.positions[k - 1]
+                    .for_each_feature_change(&self.positions[k], side, |i, on| changes.push(i, on));
+            if diffed && !changes.overflowed {
+                let (below, above) = self.sums.split_at_mut(k);
+                self.net.apply(
+                    &below[k - 1][s],
+                    &mut above[0][s],
+                    changes.added(),
+                    changes.removed(),
+                );
                 self.current[k][s] = true;
             } else {
                 self.refresh(k, side);
@@ -106,5 +109,49 @@ impl<G: Inputs> IncrementalEval<G> for AccumulatorStack<G> {
         self.update(ply, side);
         self.net
             .output(&self.sums[ply][side.index()], self.net.phase_of(pos))
+    }
+}
+
+/// Most features a move may add, and remove, for its sums to be brought up to date from
+/// its parent's; past that the sums are made from scratch, which gives the same sums
+/// (a game's encoding may say sooner: [`Inputs::for_each_feature_change`]).
+const MAX_CHANGES: usize = 32;
+
+/// The features one move adds and removes ([`Inputs::for_each_feature_change`]), listed
+/// on the stack.
+#[derive(Default)]
+struct FeatureChanges {
+    added: [u16; MAX_CHANGES],
+    removed: [u16; MAX_CHANGES],
+    added_count: usize,
+    removed_count: usize,
+    /// More than [`MAX_CHANGES`] of either kind: the lists are incomplete.
+    overflowed: bool,
+}
+
+impl FeatureChanges {
+    #[inline(always)]
+    fn push(&mut self, feature: usize, on: bool) {
+        let (list, count) = if on {
+            (&mut self.added, &mut self.added_count)
+        } else {
+            (&mut self.removed, &mut self.removed_count)
+        };
+        // Features number fewer than `MAX_INPUTS` = 4096, so they fit a `u16`.
+        match list.get_mut(*count) {
+            Some(slot) => {
+                *slot = feature as u16;
+                *count += 1;
+            }
+            None => self.overflowed = true,
+        }
+    }
+
+    fn added(&self) -> &[u16] {
+        &self.added[..self.added_count]
+    }
+
+    fn removed(&self) -> &[u16] {
+        &self.removed[..self.removed_count]
     }
 }

@@ -56,8 +56,10 @@ pub struct QuantisedNet {
     w2: Vec<[i32; BLOCK]>,
     /// `b2 · 100 · 2^(H_BITS + W2_BITS)`, one per phase.
     b2: Vec<i64>,
-    /// `sigmoid[s + 12·Q1]` = `round(σ(s / Q1) · 2^H_BITS)` for `|s| ≤ 12·Q1`.
-    sigmoid: Vec<u16>,
+    /// `sigmoid[s as u16]` = `round(σ(clamp(s, ±12·Q1) / Q1) · 2^H_BITS)` for every
+    /// `i16` sum `s`: indexed by the sum's bits, a lookup needs no clamp and no bounds
+    /// check (128 KB, of which the ±12·Q1 entries around 0 and the ends are read).
+    sigmoid: Box<[u16; 1 << 16]>,
 }
 
 impl QuantisedNet {
@@ -90,9 +92,16 @@ impl QuantisedNet {
         let w2_scale = CENTI_PER_LOGIT * (1u32 << W2_BITS) as f32;
         let b2_scale = f64::from(CENTI_PER_LOGIT) * f64::from(1u32 << (H_BITS + W2_BITS));
         let span = SPAN << shift1;
-        let sigmoid = (-span..=span)
-            .map(|s| (sigmoid(s as f32 / q1) * (1u32 << H_BITS) as f32).round() as u16)
-            .collect();
+        // By the sum's bits: 0 to 32,767, then −32,768 to −1.
+        let table: Box<[u16; 1 << 16]> = (0..=u16::MAX)
+            .map(|bits| {
+                let clamped = i32::from(bits as i16).clamp(-span, span);
+                (sigmoid(clamped as f32 / q1) * (1u32 << H_BITS) as f32).round() as u16
+            })
+            .collect::<Vec<u16>>()
+            .into_boxed_slice()
+            .try_into()
+            .map_err(|_| "the sigmoid table has one entry per i16".to_string())?;
         Ok(QuantisedNet {
             hidden,
             phases: weights.phases,
@@ -117,7 +126,7 @@ impl QuantisedNet {
                 .iter()
                 .map(|&b| (f64::from(b) * b2_scale).round() as i64)
                 .collect(),
-            sigmoid,
+            sigmoid: table,
         })
     }
 
@@ -138,19 +147,54 @@ impl QuantisedNet {
         }
     }
 
-    /// Adds (`on`) or removes feature `i`'s column.
+    /// `acc` = `parent` with the columns of the features `added` added and those of
+    /// `removed` taken away. The block count is made a constant so that every block's
+    /// sums stay in registers while a feature's columns (one contiguous run) are added.
     #[inline]
-    pub fn update(&self, acc: &mut Accumulator, i: usize, on: bool) {
-        let column = &self.columns[i * self.blocks..(i + 1) * self.blocks];
-        for (sums, column) in acc.iter_mut().zip(column) {
-            if on {
-                add(sums, column);
-            } else {
+    pub fn apply(
+        &self,
+        parent: &Accumulator,
+        acc: &mut Accumulator,
+        added: &[u16],
+        removed: &[u16],
+    ) {
+        match self.blocks {
+            1 => self.apply_blocks::<1>(parent, acc, added, removed),
+            2 => self.apply_blocks::<2>(parent, acc, added, removed),
+            3 => self.apply_blocks::<3>(parent, acc, added, removed),
+            4 => self.apply_blocks::<4>(parent, acc, added, removed),
+            5 => self.apply_blocks::<5>(parent, acc, added, removed),
+            6 => self.apply_blocks::<6>(parent, acc, added, removed),
+            7 => self.apply_blocks::<7>(parent, acc, added, removed),
+            // `blocks` is 1 to MAX_BLOCKS = 8 (at most MAX_HIDDEN hidden units).
+            _ => self.apply_blocks::<MAX_BLOCKS>(parent, acc, added, removed),
+        }
+    }
+
+    #[inline(always)]
+    fn apply_blocks<const N: usize>(
+        &self,
+        parent: &Accumulator,
+        acc: &mut Accumulator,
+        added: &[u16],
+        removed: &[u16],
+    ) {
+        let mut sums: [[i16; BLOCK]; N] = std::array::from_fn(|b| parent[b]);
+        for &i in added {
+            let start = usize::from(i) * N;
+            for (block, column) in sums.iter_mut().zip(&self.columns[start..start + N]) {
+                add(block, column);
+            }
+        }
+        for &i in removed {
+            let start = usize::from(i) * N;
+            for (block, column) in sums.iter_mut().zip(&self.columns[start..start + N]) {
                 for k in 0..BLOCK {
-                    sums[k] = sums[k].wrapping_sub(column[k]);
+                    block[k] = block[k].wrapping_sub(column[k]);
                 }
             }
         }
+        acc[..N].copy_from_slice(&sums);
     }
 
     /// The phase of `pos` among this network's phases ([`Inputs::phase`]; 0 without
@@ -169,19 +213,13 @@ impl QuantisedNet {
     /// clamped to ±[`EVAL_LIMIT`]. A phase past the last counts as the last.
     #[inline]
     pub fn output(&self, acc: &Accumulator, phase: usize) -> i32 {
-        let span = SPAN << self.shift1;
         let phase = phase.min(self.phases - 1);
         let mut total = self.b2[phase];
         let head = &self.w2[phase * self.blocks..(phase + 1) * self.blocks];
         for (sums, weights) in acc.iter().zip(head) {
-            // The table indices of a block first (a vector loop), then the lookups. Units
-            // past `hidden` have weight 0.
-            let mut index = [0u32; BLOCK];
-            for (i, &s) in index.iter_mut().zip(sums) {
-                *i = (i32::from(s).clamp(-span, span) + span) as u32;
-            }
-            for (&i, &w2) in index.iter().zip(weights) {
-                total += i64::from(w2) * i64::from(self.sigmoid[i as usize]);
+            // Units past `hidden` have weight 0.
+            for (&s, &w2) in sums.iter().zip(weights) {
+                total += i64::from(w2) * i64::from(self.sigmoid[usize::from(s as u16)]);
             }
         }
         let shift = H_BITS + W2_BITS;

@@ -253,7 +253,9 @@ impl Inputs for Brazilian {
     }
 
     /// The squares whose piece changed: a bit set in one board's mask of a kind and not
-    /// in the other's (a move changes 2 squares and the captured ones).
+    /// in the other's (a move changes 2 squares and the captured ones). The masks are
+    /// compared before the board is turned for Black, and only the changed squares are
+    /// turned (square `n` is `33 − n`).
     #[inline(always)]
     fn for_each_input_change(
         &self,
@@ -261,14 +263,18 @@ impl Inputs for Brazilian {
         side: Side,
         mut f: impl FnMut(usize, bool),
     ) -> bool {
-        let before = self.with_side_to_move(side).relative_masks();
-        let after = next.with_side_to_move(side).relative_masks();
+        let before = self.with_side_to_move(side).kind_masks();
+        let after = next.with_side_to_move(side).kind_masks();
+        let turn = if side == Side::First { 0 } else { 31 };
         for (kind, (was, is)) in before.into_iter().zip(after).enumerate() {
-            let mut bits = was ^ is;
-            while bits != 0 {
-                let square = bits.trailing_zeros();
-                f(kind * 32 + square as usize, is >> square & 1 == 1);
-                bits &= bits - 1;
+            let mut changed = was ^ is;
+            while changed != 0 {
+                let bit = changed.trailing_zeros();
+                // The square's index in PDN order (`Square::from_bit_index`: one ghost
+                // bit after every 8 squares).
+                let square = bit - bit / 9;
+                f(kind * 32 + (square ^ turn) as usize, is >> bit & 1 == 1);
+                changed &= changed - 1;
             }
         }
         true

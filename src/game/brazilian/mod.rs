@@ -35,6 +35,16 @@ pub const BLACK: Side = Side::Second;
 /// Most pieces a side can have (the start position's count).
 pub const MAX_PIECES_PER_SIDE: u32 = 12;
 
+/// A bitboard in PDN square order: bit `n − 1` for square `n` (the ghost bits 8, 17 and
+/// 26 dropped).
+#[inline(always)]
+const fn pdn_order(bits: u64) -> u32 {
+    ((bits & 0xFF)
+        | ((bits >> 1) & 0xFF00)
+        | ((bits >> 2) & 0xFF_0000)
+        | ((bits >> 3) & 0xFF00_0000)) as u32
+}
+
 /// A Brazilian draughts position: three bitboards (see [`board`] for the layout) and the
 /// side to move.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -227,27 +237,27 @@ impl Brazilian {
     /// move always plays up the board, as White does. Learned evaluators use this so one
     /// set of weights serves both colours.
     pub fn relative_masks(&self) -> [u32; 4] {
-        let pdn = |bits: u64| -> u32 {
-            // Drop the ghost bits 8, 17 and 26.
-            ((bits & 0xFF)
-                | ((bits >> 1) & 0xFF00)
-                | ((bits >> 2) & 0xFF_0000)
-                | ((bits >> 3) & 0xFF00_0000)) as u32
-        };
-        let (own, their) = match self.side {
-            Side::First => (self.white, self.black),
-            Side::Second => (self.black, self.white),
-        };
-        let masks = [
-            pdn(own & !self.kings),
-            pdn(own & self.kings),
-            pdn(their & !self.kings),
-            pdn(their & self.kings),
-        ];
+        let masks = self.kind_masks().map(pdn_order);
         match self.side {
             Side::First => masks,
             Side::Second => masks.map(u32::reverse_bits),
         }
+    }
+
+    /// [`Brazilian::relative_masks`] before the board is turned: own men, own kings,
+    /// opponent's men, opponent's kings of the side to move, as bitboards.
+    #[inline(always)]
+    pub(crate) const fn kind_masks(&self) -> [u64; 4] {
+        let (own, their) = match self.side {
+            Side::First => (self.white, self.black),
+            Side::Second => (self.black, self.white),
+        };
+        [
+            own & !self.kings,
+            own & self.kings,
+            their & !self.kings,
+            their & self.kings,
+        ]
     }
 
     /// The position with `side` to move whose [`Brazilian::relative_masks`] are `masks`.
