@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::engine_game::{GameRules, try_play_engine_game};
 use super::players::{Contender, Player};
@@ -14,7 +14,7 @@ use super::workers::run_workers;
 use crate::game::{Game, Side};
 use crate::io::dataset::DatasetGame;
 use crate::rng;
-use crate::search::time::Clock;
+use crate::search::time::{Clock, RealClock, TimeSource};
 use crate::search::{Limits, SearchResult};
 
 /// Plies after which a game stops as a draw, in every command that plays games (the
@@ -83,10 +83,11 @@ impl TimeControl {
     }
 
     /// Plays one move of the side whose clock shows `left`: the increment is added, the
-    /// player thinks on [`Limits::clock`], the time spent is taken off. `None`: the move
-    /// took longer than the clock had.
+    /// player thinks on [`Limits::clock`], the time spent (read on `time`) is taken off.
+    /// `None`: the move took longer than the clock had.
     fn timed_move<G: Game>(
         &self,
+        time: &dyn TimeSource,
         left: &mut Duration,
         limits: &Limits,
         think: impl FnOnce(&Limits) -> Result<SearchResult<G>, String>,
@@ -100,9 +101,9 @@ impl TimeControl {
             }),
             ..limits.clone()
         };
-        let started = Instant::now();
+        let started = time.now();
         let result = think(&limits)?;
-        let spent = started.elapsed();
+        let spent = time.now().saturating_sub(started);
         if spent > *left {
             return Ok(None);
         }
@@ -159,6 +160,7 @@ pub fn run_match<G: Game, A: Contender<G>, B: Contender<G>>(
     let mut waiting: BTreeMap<u64, PairResult<G>> = BTreeMap::new();
     let mut decided = false;
     let mut failure: Option<String> = None;
+    let time = RealClock::new();
     run_workers(
         config.threads,
         &jobs,
@@ -186,12 +188,12 @@ pub fn run_match<G: Game, A: Contender<G>, B: Contender<G>>(
                         let a_moves = record.position().side_to_move() == a_side;
                         match &mut clocks {
                             Some((control, [left_a, _])) if a_moves => {
-                                control.timed_move(left_a, &config.limits_a, |limits| {
+                                control.timed_move(&time, left_a, &config.limits_a, |limits| {
                                     player_a.think(record, limits)
                                 })
                             }
                             Some((control, [_, left_b])) => {
-                                control.timed_move(left_b, &config.limits_b, |limits| {
+                                control.timed_move(&time, left_b, &config.limits_b, |limits| {
                                     player_b.think(record, limits)
                                 })
                             }
@@ -253,6 +255,7 @@ pub fn run_match<G: Game, A: Contender<G>, B: Contender<G>>(
 mod tests {
     use super::*;
     use crate::game::brazilian::Brazilian;
+    use crate::search::time::SimulatedClock;
 
     #[test]
     fn time_controls_read_base_and_increment() {
@@ -276,9 +279,12 @@ mod tests {
             base: Duration::from_millis(5),
             increment: Duration::from_millis(1),
         };
-        let searched = |limits: &Limits| {
+        // A simulated clock: each move says how long it took, the same on any machine.
+        let time = SimulatedClock::new();
+        let searched = |limits: &Limits, takes: Duration| {
             let clock = limits.clock.expect("the player sees its clock");
             assert_eq!(clock.increment, control.increment);
+            time.advance(takes);
             Ok(SearchResult::<Brazilian> {
                 best_move: None,
                 score: 0,
@@ -293,17 +299,18 @@ mod tests {
         };
         // The increment comes first; a move never takes more than the clock had.
         let mut left = Duration::from_secs(10);
-        let result = control.timed_move(&mut left, &Limits::default(), searched);
+        let result = control.timed_move(&time, &mut left, &Limits::default(), |limits| {
+            searched(limits, Duration::from_millis(3))
+        });
         assert!(result.unwrap().is_some());
         assert!(left <= Duration::from_millis(10_001));
         assert!(left > Duration::from_secs(9));
+        assert_eq!(left, Duration::from_millis(10_001 - 3));
         // A move slower than the whole clock loses.
         let mut left = control.base;
-        let slow = |limits: &Limits| {
-            std::thread::sleep(Duration::from_millis(50));
-            searched(limits)
-        };
-        let result = control.timed_move(&mut left, &Limits::default(), slow);
+        let result = control.timed_move(&time, &mut left, &Limits::default(), |limits| {
+            searched(limits, Duration::from_millis(50))
+        });
         assert!(result.unwrap().is_none());
     }
 }
