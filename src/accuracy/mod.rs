@@ -225,7 +225,7 @@ pub struct StaticFigures {
     pub agreement: Rate,
     pub brier: Option<Mean>,
     pub log_loss: Option<Mean>,
-    /// In a game whose results have margins (Kalah), the mean `|static value / 100 −
+    /// In a game whose results have margins, the mean `|static value / 100 −
     /// exact value|` in the game's units: how far the evaluation, read as a margin, is
     /// from the true one.
     pub margin_error: Option<Mean>,
@@ -458,59 +458,5 @@ mod tests {
         assert_eq!(mean.value(), 2.5);
         // s² = 5/3, se = √(5/12).
         assert!((mean.half_width() - 1.96 * (5.0f64 / 12.0).sqrt()).abs() < 1e-12);
-    }
-
-    #[test]
-    fn the_static_margin_error_is_measured_where_results_have_margins() {
-        use crate::game::brazilian::Brazilian;
-        use crate::game::kalah::Kalah;
-        let settings = Settings {
-            depths: vec![0],
-            draw_band: 50,
-            probability: None,
-            tt_mib: 1,
-        };
-        // Two Kalah positions of exact values +4 and −2, valued +2.50 and +1.00 stones:
-        // off by 1.5 and 3, 2.25 on average.
-        let start = Kalah::start();
-        let mut moves = <Kalah as Game>::Moves::default();
-        start.legal_moves(&mut moves);
-        let first = moves[0];
-        let cases = [
-            Case::from_children(
-                start,
-                moves.iter().map(|&m| (m, if m == first { -4 } else { 1 })),
-            )
-            .unwrap(),
-            Case::from_children(start, moves.iter().map(|&m| (m, 2))).unwrap(),
-        ];
-        assert_eq!((cases[0].value, cases[1].value), (4, -2));
-        let verdicts = [
-            Verdict {
-                chosen: vec![first],
-                static_value: 250,
-            },
-            Verdict {
-                chosen: vec![first],
-                static_value: 100,
-            },
-        ];
-        let kalah = report(&cases, &verdicts, &settings);
-        let error = kalah.static_figures.margin_error.unwrap();
-        assert_eq!(error.value(), 2.25);
-        assert!(kalah.text("stones").contains("static: margin off by 2.25"));
-        assert_eq!(kalah.json()["static"]["margin_error"]["value"], 2.25);
-        // Draughts' results have no margin.
-        let pos = Brazilian::start();
-        let mut moves = <Brazilian as Game>::Moves::default();
-        pos.legal_moves(&mut moves);
-        let case = Case::from_children(pos, moves.iter().map(|&m| (m, 0))).unwrap();
-        let verdict = Verdict {
-            chosen: vec![moves[0]],
-            static_value: 0,
-        };
-        let draughts = report(&[case], &[verdict], &settings);
-        assert!(draughts.static_figures.margin_error.is_none());
-        assert!(!draughts.text("men").contains("margin"));
     }
 }

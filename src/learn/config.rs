@@ -287,7 +287,7 @@ pub enum TargetKind {
     /// Won 1, drawn ½, lost 0.
     #[default]
     Result,
-    /// The final margin `m` (Kalah: stones), as `σ(m / margin_scale)`.
+    /// The final margin `m` (in the game's units), as `σ(m / margin_scale)`.
     Margin,
 }
 

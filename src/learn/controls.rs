@@ -83,11 +83,11 @@ impl TrainingSettings {
 }
 
 /// What a finished game teaches the learners (`[training] target`), for one side: its
-/// result (won 1, drawn ½, lost 0), or its final margin `m` (Kalah: the store
-/// difference) as `σ(m / scale)` — so a net's logit, and its evaluation in centi-units,
-/// estimates the margin (`100 · logit` centi-units stand for `scale` stones). A game that
-/// did not end by the rules (ply cap, adjudication) has no margin and counts by its
-/// result.
+/// result (won 1, drawn ½, lost 0), or its final margin `m` in the game's units
+/// ([`Game::final_margin`]) as `σ(m / scale)` — so a net's logit, and its evaluation in
+/// centi-units, estimates the margin (`100 · logit` centi-units stand for `scale` units
+/// of margin). A game that did not end by the rules (ply cap, adjudication) has no
+/// margin and counts by its result.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum OutcomeTarget {
     Result,
@@ -243,86 +243,11 @@ impl<'a, G: Game> PositionFilter<'a, G> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::brazilian::Brazilian;
-    use crate::game::kalah::Kalah;
-    use crate::game::{EndReason, Outcome};
-
-    fn logistic_of(margin: f64, scale: f64) -> f64 {
-        1.0 / (1.0 + (-margin / scale).exp())
-    }
-
     #[test]
-    fn a_finished_games_target_is_its_result_or_its_margin_scaled() {
-        let game = crate::game::kalah::finished_game();
-        assert_eq!(
-            game.positions[1].final_margin(),
-            6,
-            "B to move, B ahead by 6"
-        );
-        let result = OutcomeTarget::Result;
-        assert_eq!(result.of_game(&game, Side::First), 0.0);
-        assert_eq!(result.of_game(&game, Side::Second), 1.0);
-        assert_eq!(result.of_end(&game.positions[1]), 1.0);
-        assert_eq!(result.centi_of_game(&game, Side::First, 300.0), -300.0);
-        for scale in [1.0, 4.0, 10.0] {
-            let margin = OutcomeTarget::Margin { scale };
-            let for_a = logistic_of(-6.0, scale);
-            assert!((margin.of_game(&game, Side::First) - for_a).abs() < 1e-12);
-            assert!((margin.of_game(&game, Side::Second) - (1.0 - for_a)).abs() < 1e-12);
-            assert!((margin.of_end(&game.positions[1]) - (1.0 - for_a)).abs() < 1e-12);
-            // Samuel's targets are in the evaluations' units: 100 a stone.
-            assert_eq!(margin.centi_of_game(&game, Side::First, 300.0), -600.0);
-            assert_eq!(margin.centi_of_game(&game, Side::Second, 300.0), 600.0);
-        }
-        // A game stopped by the ply cap has no margin: its result counts.
-        let capped = DatasetGame {
-            reason: EndReason::PlyCap,
-            outcome: Outcome::Draw,
-            ..game
-        };
-        let margin = OutcomeTarget::Margin { scale: 4.0 };
-        assert_eq!(margin.of_game(&capped, Side::First), 0.5);
-        assert_eq!(margin.centi_of_game(&capped, Side::First, 300.0), 0.0);
-    }
-
-    #[test]
-    fn glem_samples_take_the_margin_as_their_target() {
-        use crate::learn::glem::samples_from_games_filtered;
-        let game = crate::game::kalah::finished_game();
-        let none = PositionFilter::none();
-        let margin = OutcomeTarget::Margin { scale: 4.0 };
-        // The one sample: the start, A to move, worth −6 to A.
-        let samples =
-            samples_from_games_filtered(std::slice::from_ref(&game), 0.0, None, &none, margin);
-        assert_eq!(samples.len(), 1);
-        assert_eq!(samples[0].target, logistic_of(-6.0, 4.0) as f32);
-        let results = samples_from_games_filtered(
-            std::slice::from_ref(&game),
-            0.0,
-            None,
-            &none,
-            OutcomeTarget::Result,
-        );
-        assert_eq!(results[0].target, 0.0);
-        // Blended with the search's 150, a margin model's own value: 100·scale a logit.
-        let blended = samples_from_games_filtered(&[game], 0.5, None, &none, margin);
-        let searched = logistic(150.0 / 400.0);
-        let expected = 0.5 * logistic_of(-6.0, 4.0) as f32 + 0.5 * searched as f32;
-        assert!((blended[0].target - expected).abs() < 1e-6);
-    }
-
-    #[test]
-    fn margin_targets_need_a_game_with_margins() {
+    fn margin_targets_read_their_scale_and_refuse_bad_ones() {
         let t = training("target = \"margin\"\nmargin_scale = 3\n");
         assert_eq!(t.outcome_target(), OutcomeTarget::Margin { scale: 3.0 });
-        assert!(t.check_target::<Kalah>().is_ok());
-        let err = t.check_target::<Brazilian>().unwrap_err();
-        assert!(
-            err.contains("training.target") && err.contains("margins"),
-            "{err}"
-        );
         assert_eq!(training("").outcome_target(), OutcomeTarget::Result);
-        assert!(training("").check_target::<Brazilian>().is_ok());
         for bad in ["0", "-1", "1000", "nan"] {
             let text =
                 format!("learner = \"td\"\nmodel = \"m.bin\"\n[training]\nmargin_scale = {bad}\n");

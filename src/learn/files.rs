@@ -70,7 +70,7 @@ pub struct MetricsLine {
     pub elo: Option<f64>,
     pub elo_low: Option<f64>,
     pub elo_high: Option<f64>,
-    /// In a game whose results have margins (Kalah), the model's mean final margin a
+    /// In a game whose results have margins, the model's mean final margin a
     /// game in the evaluation match, in the game's units, with its 95% interval over the
     /// pairs (see [`crate::arena::margins`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]

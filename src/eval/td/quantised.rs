@@ -189,9 +189,7 @@ impl QuantisedNet {
         for &i in removed {
             let start = usize::from(i) * N;
             for (block, column) in sums.iter_mut().zip(&self.columns[start..start + N]) {
-                for k in 0..BLOCK {
-                    block[k] = block[k].wrapping_sub(column[k]);
-                }
+                sub(block, column);
             }
         }
         acc[..N].copy_from_slice(&sums);
@@ -249,6 +247,13 @@ impl QuantisedNet {
 fn add(sums: &mut [i16; BLOCK], column: &[i16; BLOCK]) {
     for k in 0..BLOCK {
         sums[k] = sums[k].wrapping_add(column[k]);
+    }
+}
+
+#[inline(always)]
+fn sub(sums: &mut [i16; BLOCK], column: &[i16; BLOCK]) {
+    for k in 0..BLOCK {
+        sums[k] = sums[k].wrapping_sub(column[k]);
     }
 }
 

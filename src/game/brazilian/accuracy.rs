@@ -280,3 +280,30 @@ impl HeldOutGame for Brazilian {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::accuracy::{Settings, Verdict, report};
+
+    #[test]
+    fn draughts_results_have_no_margin_error() {
+        let settings = Settings {
+            depths: vec![0],
+            draw_band: 50,
+            probability: None,
+            tt_mib: 1,
+        };
+        let pos = Brazilian::start();
+        let mut moves = <Brazilian as Game>::Moves::default();
+        pos.legal_moves(&mut moves);
+        let case = Case::from_children(pos, moves.iter().map(|&m| (m, 0))).unwrap();
+        let verdict = Verdict {
+            chosen: vec![moves[0]],
+            static_value: 0,
+        };
+        let draughts = report(&[case], &[verdict], &settings);
+        assert!(draughts.static_figures.margin_error.is_none());
+        assert!(!draughts.text("men").contains("margin"));
+    }
+}

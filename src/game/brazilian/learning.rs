@@ -34,3 +34,27 @@ impl TrainGame for Brazilian {
         crate::arena::openings::read_openings(variant, path)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::learn::config::{TargetKind, TrainingSettings};
+
+    #[test]
+    fn draughts_refuses_margin_targets() {
+        let margin = TrainingSettings {
+            target: TargetKind::Margin,
+            ..TrainingSettings::default()
+        };
+        let err = margin.check_target::<Brazilian>().unwrap_err();
+        assert!(
+            err.contains("training.target") && err.contains("margins"),
+            "{err}"
+        );
+        assert!(
+            TrainingSettings::default()
+                .check_target::<Brazilian>()
+                .is_ok()
+        );
+    }
+}

@@ -357,3 +357,49 @@ impl HeldOutGame for Kalah {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::accuracy::{Settings, Verdict, report};
+
+    #[test]
+    fn the_static_margin_error_is_measured_in_stones() {
+        let settings = Settings {
+            depths: vec![0],
+            draw_band: 50,
+            probability: None,
+            tt_mib: 1,
+        };
+        // Two Kalah positions of exact values +4 and −2, valued +2.50 and +1.00 stones:
+        // off by 1.5 and 3, 2.25 on average.
+        let start = Kalah::start();
+        let mut moves = <Kalah as Game>::Moves::default();
+        start.legal_moves(&mut moves);
+        let first = moves[0];
+        let cases = [
+            Case::from_children(
+                start,
+                moves.iter().map(|&m| (m, if m == first { -4 } else { 1 })),
+            )
+            .unwrap(),
+            Case::from_children(start, moves.iter().map(|&m| (m, 2))).unwrap(),
+        ];
+        assert_eq!((cases[0].value, cases[1].value), (4, -2));
+        let verdicts = [
+            Verdict {
+                chosen: vec![first],
+                static_value: 250,
+            },
+            Verdict {
+                chosen: vec![first],
+                static_value: 100,
+            },
+        ];
+        let kalah = report(&cases, &verdicts, &settings);
+        let error = kalah.static_figures.margin_error.unwrap();
+        assert_eq!(error.value(), 2.25);
+        assert!(kalah.text("stones").contains("static: margin off by 2.25"));
+        assert_eq!(kalah.json()["static"]["margin_error"]["value"], 2.25);
+    }
+}

@@ -28,8 +28,6 @@ mod web;
 use crate::arena::players::EngineProtocol;
 use crate::cli::egdb::EgdbGame;
 
-#[cfg(test)]
-pub(crate) use learning::finished_game;
 pub use moves::{KalahMove, KalahMoves, MAX_KALAH_MOVES, MAX_SOWINGS};
 pub use notation::{KalahMoveError, KalahPositionError, MAX_TEXT_LEN};
 pub use pack::PackedKalah;
