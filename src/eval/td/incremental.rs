@@ -6,9 +6,11 @@
 //! a move the other side's accumulator is the one read, and each side's accumulator
 //! changes only where the board did). Nothing is computed on entering a position: an
 //! evaluation at ply `p` takes the nearest ply below with the needed side's sums up to
-//! date (the root, made from scratch, when none is) and brings each ply above it up to
-//! date from its parent by the inputs that changed ([`Inputs::for_each_feature_change`]),
-//! or from scratch where the game says that is cheaper. Interior nodes whose subtree is
+//! date (the root, made from scratch, when none is) and brings `p`, `p − 2`, … above it up
+//! to date, each from the ply two below by the inputs that changed between the two
+//! positions ([`Inputs::for_each_feature_change`]), or from scratch where the game says
+//! that is cheaper. Two moves change few more inputs than one, and the plies between,
+//! with the other side to move, never need this side's sums. Interior nodes whose subtree is
 //! never evaluated cost a copy of their position; the sums are exact integers, so the
 //! incremental value equals the from-scratch one bit for bit.
 
@@ -30,6 +32,9 @@ pub struct AccumulatorStack<G> {
     sums: Vec<[Accumulator; 2]>,
     /// Which of `sums` hold the sums of the position now entered at that ply.
     current: Vec<[bool; 2]>,
+    /// The features one step adds and removes, kept here so that no evaluation clears a
+    /// new list.
+    changes: FeatureChanges,
     game: PhantomData<fn() -> G>,
 }
 
@@ -40,41 +45,68 @@ impl<G: Inputs> AccumulatorStack<G> {
             positions: Vec::with_capacity(plies),
             sums: vec![[[[0; super::BLOCK]; MAX_BLOCKS]; 2]; plies],
             current: vec![[false; 2]; plies],
+            changes: FeatureChanges::default(),
             game: PhantomData,
         }
     }
 
     /// Brings `sums[ply][side]` up to date (`ply` is within the stack): from the nearest
-    /// ply below whose sums are, else from the root's sums made from scratch, bringing
-    /// every ply between up to date too, so that the siblings and cousins evaluated next
-    /// find a base one or two plies below them.
+    /// ply below whose sums are (else from the root's sums made from scratch) by steps of
+    /// two plies, bringing up to date the plies `ply − 2`, `ply − 4`, … on the way. The
+    /// siblings and cousins evaluated next then find a base two plies below them, and
+    /// each evaluation costs one pass over the sums: plies with the other side to move,
+    /// whose sums from this side's point of view are never read, are skipped.
     #[inline]
     fn update(&mut self, ply: usize, side: Side) {
         let s = side.index();
-        let start = match (0..=ply).rev().find(|&k| self.current[k][s]) {
-            Some(base) => base + 1,
+        if self.current[ply][s] {
+            return;
+        }
+        let base = match (0..ply).rev().find(|&k| self.current[k][s]) {
+            Some(base) => base,
             None => {
                 self.refresh(0, side);
-                1
+                0
             }
         };
-        for k in start..=ply {
-            let mut changes = FeatureChanges::default();
-            let diffed =
-                self.positions[k - 1]
-                    .for_each_feature_change(&self.positions[k], side, |i, on| changes.push(i, on));
-            if diffed && !changes.overflowed {
-                let (below, above) = self.sums.split_at_mut(k);
-                self.net.apply(
-                    &below[k - 1][s],
-                    &mut above[0][s],
-                    changes.added(),
-                    changes.removed(),
-                );
-                self.current[k][s] = true;
-            } else {
-                self.refresh(k, side);
+        if base == ply {
+            return;
+        }
+        // The plies `ply`, `ply − 2`, … above `base`, lowest first.
+        let mut from = base;
+        let mut to = ply - 2 * ((ply - base - 1) / 2);
+        loop {
+            self.step(from, to, side);
+            if to == ply {
+                return;
             }
+            from = to;
+            to += 2;
+        }
+    }
+
+    /// `sums[to][side]` from `sums[from][side]` (up to date) by the inputs that differ
+    /// between the two plies' positions, or from scratch where the game says that is
+    /// cheaper or they are too many.
+    #[inline(always)]
+    fn step(&mut self, from: usize, to: usize, side: Side) {
+        let s = side.index();
+        let changes = &mut self.changes;
+        changes.clear();
+        let diffed =
+            self.positions[from]
+                .for_each_feature_change(&self.positions[to], side, |i, on| changes.push(i, on));
+        if diffed && !changes.overflowed {
+            let (below, above) = self.sums.split_at_mut(to);
+            self.net.apply(
+                &below[from][s],
+                &mut above[0][s],
+                changes.added(),
+                changes.removed(),
+            );
+            self.current[to][s] = true;
+        } else {
+            self.refresh(to, side);
         }
     }
 
@@ -130,6 +162,13 @@ struct FeatureChanges {
 }
 
 impl FeatureChanges {
+    #[inline(always)]
+    fn clear(&mut self) {
+        self.added_count = 0;
+        self.removed_count = 0;
+        self.overflowed = false;
+    }
+
     #[inline(always)]
     fn push(&mut self, feature: usize, on: bool) {
         let (list, count) = if on {
