@@ -182,8 +182,8 @@ pub trait Game: Copy + Eq + Hash + Debug + Send + Sync + 'static {
     fn play(&self, mv: Self::Move) -> Self;
     /// The result when the side to move has no legal move (the game is over).
     fn outcome_without_moves(&self) -> Outcome;
-    /// Largest margin a game can be won by, in the game's units (in the game's units); 1 for a
-    /// game whose results are only won, drawn or lost (draughts).
+    /// Largest margin a game can be won by, in the game's units; 1 for a game whose
+    /// results are only won, drawn or lost (draughts).
     const MAX_MARGIN: u32 = 1;
     /// What the game's static values count, plural (`men`, `stones`): 100 centi-units
     /// are one.

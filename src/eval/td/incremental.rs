@@ -6,13 +6,13 @@
 //! a move the other side's accumulator is the one read, and each side's accumulator
 //! changes only where the board did). Nothing is computed on entering a position: an
 //! evaluation at ply `p` takes the nearest ply below with the needed side's sums up to
-//! date (the root, made from scratch, when none is) and brings `p`, `p − 2`, … above it up
-//! to date, each from the ply two below by the inputs that changed between the two
+//! date (the root, made from scratch, when none is) and brings `p`, `p − 2`, … above it
+//! up to date, each from the ply two below by the inputs that changed between the two
 //! positions ([`Inputs::for_each_feature_change`]), or from scratch where the game says
 //! that is cheaper. Two moves change few more inputs than one, and the plies between,
-//! with the other side to move, never need this side's sums. Interior nodes whose subtree is
-//! never evaluated cost a copy of their position; the sums are exact integers, so the
-//! incremental value equals the from-scratch one bit for bit.
+//! with the other side to move, never need this side's sums. Interior nodes whose
+//! subtree is never evaluated cost a copy of their position; the sums are exact
+//! integers, so the incremental value equals the from-scratch one bit for bit.
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -70,6 +70,7 @@ impl<G: Inputs> AccumulatorStack<G> {
             }
         };
         if base == ply {
+            // The root, just made.
             return;
         }
         // The plies `ply`, `ply − 2`, … above `base`, lowest first.
@@ -144,13 +145,14 @@ impl<G: Inputs> IncrementalEval<G> for AccumulatorStack<G> {
     }
 }
 
-/// Most features a move may add, and remove, for its sums to be brought up to date from
-/// its parent's; past that the sums are made from scratch, which gives the same sums
-/// (a game's encoding may say sooner: [`Inputs::for_each_feature_change`]).
+/// Most features one step (the moves between two plies) may add, and remove, for its sums
+/// to be brought up to date from the lower ply's; past that the sums are made from
+/// scratch, which gives the same sums (a game's encoding may say sooner:
+/// [`Inputs::for_each_feature_change`]).
 const MAX_CHANGES: usize = 32;
 
-/// The features one move adds and removes ([`Inputs::for_each_feature_change`]), listed
-/// on the stack.
+/// The features one step adds and removes ([`Inputs::for_each_feature_change`]), listed
+/// in the evaluator's state.
 #[derive(Default)]
 struct FeatureChanges {
     added: [u16; MAX_CHANGES],
