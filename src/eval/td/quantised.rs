@@ -52,8 +52,9 @@ pub struct QuantisedNet {
     /// `Q1 · b1`, padded with zeros.
     b1: Accumulator,
     /// `w2 · 100 · 2^W2_BITS` by blocks of hidden units, padded with zeros: head φ is
-    /// `w2[φ · blocks..(φ + 1) · blocks]`.
-    w2: Vec<[i32; BLOCK]>,
+    /// `w2[φ · blocks..(φ + 1) · blocks]`. Rounded to `i32`, held as `i64` so that the
+    /// dot product multiplies straight from memory, with no widening step per unit.
+    w2: Vec<[i64; BLOCK]>,
     /// `b2 · 100 · 2^(H_BITS + W2_BITS)`, one per phase.
     b2: Vec<i64>,
     /// `sigmoid[s as u16]` = `round(σ(clamp(s, ±12·Q1) / Q1) · 2^H_BITS)` for every
@@ -116,7 +117,7 @@ impl QuantisedNet {
                 .map(|chunk| {
                     let mut block = [0; BLOCK];
                     for (q, &w) in block.iter_mut().zip(chunk) {
-                        *q = (w * w2_scale).round() as i32;
+                        *q = i64::from((w * w2_scale).round() as i32);
                     }
                     block
                 })
@@ -217,7 +218,7 @@ impl QuantisedNet {
         for (sums, weights) in acc.iter().zip(head) {
             // Units past `hidden` have weight 0.
             for (&s, &w2) in sums.iter().zip(weights) {
-                total += i64::from(w2) * i64::from(self.sigmoid[usize::from(s as u16)]);
+                total += w2 * i64::from(self.sigmoid[usize::from(s as u16)]);
             }
         }
         let shift = H_BITS + W2_BITS;

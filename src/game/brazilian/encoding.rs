@@ -22,6 +22,23 @@ pub const EMPTY: i8 = 0;
 pub const OPPONENT_MAN: i8 = -1;
 pub const OPPONENT_KING: i8 = -2;
 
+/// `INPUT_SQUARE[side][bit]`: the square (0–31) that board bit `bit` is in the inputs
+/// seen from `side` — its index in PDN order (`Square::from_bit_index`: one ghost bit
+/// after every 8 squares), turned (`n` → `31 − n`) for Black. A table read costs less
+/// than the arithmetic in the loop over a step's changed squares. Ghost and
+/// off-board bits are never set in a kind's mask.
+const INPUT_SQUARE: [[u8; 64]; 2] = {
+    let mut table = [[0; 64]; 2];
+    let mut bit = 0;
+    while bit < 64 {
+        let square = (bit - bit / 9) as u8 & 31;
+        table[0][bit] = square;
+        table[1][bit] = square ^ 31;
+        bit += 1;
+    }
+    table
+};
+
 /// Internal digit of a value: `value mod 5` (0 empty, 1 own man, 2 own king,
 /// 3 opponent's king, 4 opponent's man), so that a region index is a sum of masks.
 #[inline(always)]
@@ -265,15 +282,15 @@ impl Inputs for Brazilian {
     ) -> bool {
         let before = self.with_side_to_move(side).kind_masks();
         let after = next.with_side_to_move(side).kind_masks();
-        let turn = if side == Side::First { 0 } else { 31 };
+        let squares = &INPUT_SQUARE[side.index()];
         for (kind, (was, is)) in before.into_iter().zip(after).enumerate() {
             let mut changed = was ^ is;
             while changed != 0 {
                 let bit = changed.trailing_zeros();
-                // The square's index in PDN order (`Square::from_bit_index`: one ghost
-                // bit after every 8 squares).
-                let square = bit - bit / 9;
-                f(kind * 32 + (square ^ turn) as usize, is >> bit & 1 == 1);
+                f(
+                    kind * 32 + usize::from(squares[bit as usize & 63]),
+                    is >> bit & 1 == 1,
+                );
                 changed &= changed - 1;
             }
         }
