@@ -297,3 +297,23 @@ impl Inputs for Brazilian {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::INPUT_SQUARE;
+    use crate::game::brazilian::board::Square;
+
+    #[test]
+    fn a_changed_bit_is_its_pdn_square_turned_for_black() {
+        let mut squares = 0;
+        for bit in 0..64u32 {
+            if let Some(square) = Square::from_bit_index(bit) {
+                let n = square.index() as u8;
+                assert_eq!(INPUT_SQUARE[0][bit as usize], n, "bit {bit}, White");
+                assert_eq!(INPUT_SQUARE[1][bit as usize], 31 - n, "bit {bit}, Black");
+                squares += 1;
+            }
+        }
+        assert_eq!(squares, 32);
+    }
+}
