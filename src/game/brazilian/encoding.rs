@@ -9,7 +9,7 @@
 use crate::eval::glem::{Atoms, MAX_SLOTS, Phases, Region};
 use crate::eval::td::{Inputs, phase_bucket};
 use crate::game::Side;
-use crate::game::brazilian::Brazilian;
+use crate::game::brazilian::{Brazilian, Square};
 
 // ---------------------------------------------------------------------------------------
 // GLEM atoms: the content of each of the 32 squares
@@ -23,17 +23,19 @@ pub const OPPONENT_MAN: i8 = -1;
 pub const OPPONENT_KING: i8 = -2;
 
 /// `INPUT_SQUARE[side][bit]`: the square (0–31) that board bit `bit` is in the inputs
-/// seen from `side` — its index in PDN order (`Square::from_bit_index`: one ghost bit
-/// after every 8 squares), turned (`n` → `31 − n`) for Black. A table read costs less
-/// than the arithmetic in the loop over a step's changed squares. Ghost and
-/// off-board bits are never set in a kind's mask.
+/// seen from `side` — its index in PDN order ([`Square::from_bit_index`]), turned (`n` →
+/// `31 − n`) for Black. A table read costs less than that arithmetic in the loop over a
+/// step's changed squares. Ghost and off-board bits (0 here) are never set in a kind's
+/// mask.
 const INPUT_SQUARE: [[u8; 64]; 2] = {
     let mut table = [[0; 64]; 2];
     let mut bit = 0;
     while bit < 64 {
-        let square = (bit - bit / 9) as u8 & 31;
-        table[0][bit] = square;
-        table[1][bit] = square ^ 31;
+        if let Some(square) = Square::from_bit_index(bit as u32) {
+            let n = square.index() as u8;
+            table[0][bit] = n;
+            table[1][bit] = 31 - n;
+        }
         bit += 1;
     }
     table
@@ -300,8 +302,7 @@ impl Inputs for Brazilian {
 
 #[cfg(test)]
 mod tests {
-    use super::INPUT_SQUARE;
-    use crate::game::brazilian::board::Square;
+    use super::{INPUT_SQUARE, Square};
 
     #[test]
     fn a_changed_bit_is_its_pdn_square_turned_for_black() {
