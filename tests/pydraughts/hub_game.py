@@ -50,14 +50,21 @@ while not board.is_over() and len(board.move_stack) < 200:
     legal = [move.board_move for move in board.legal_moves()]
     fen = board.fen
     if kind == "ponder":
-        # `go ponder` answers only after ponder-hit: send it from another thread.
-        # Timed from before the timer starts: a busy machine only makes the wait longer.
-        started = time.perf_counter()
-        hit = threading.Timer(0.1, engine.ponderhit)
+        # `go ponder` answers only after ponder-hit: send it from another thread, and
+        # mark it sent first. An answer read while the mark is still clear came before
+        # the hit (no clock is read: a busy machine can only make this check miss).
+        sent = threading.Event()
+
+        def send_hit():
+            sent.set()
+            engine.ponderhit()
+
+        hit = threading.Timer(0.1, send_hit)
         hit.start()
         result = engine.play(board, make_limit(), True)
+        answered_before_hit = not sent.is_set()
         hit.join()
-        if time.perf_counter() - started < 0.1:
+        if answered_before_hit:
             fail(f"done before ponder-hit at ply {len(board.move_stack)}")
     else:
         result = engine.play(board, make_limit(), False)
