@@ -302,19 +302,47 @@ impl Inputs for Brazilian {
 
 #[cfg(test)]
 mod tests {
-    use super::{INPUT_SQUARE, Square};
+    use crate::eval::td::Inputs;
+    use crate::game::brazilian::treestats::random_positions;
+    use crate::game::brazilian::{Brazilian, MoveList};
+    use crate::game::{Game, Side};
+    use std::collections::BTreeSet;
 
+    fn inputs(pos: &Brazilian, side: Side) -> BTreeSet<usize> {
+        let mut set = BTreeSet::new();
+        pos.for_each_input_as(side, |i| {
+            set.insert(i);
+        });
+        set
+    }
+
+    /// The changes listed between a position and every position two plies on (captures,
+    /// promotions, both colours' points of view) are exactly the inputs that differ
+    /// between the two positions' own input lists.
     #[test]
-    fn a_changed_bit_is_its_pdn_square_turned_for_black() {
-        let mut squares = 0;
-        for bit in 0..64u32 {
-            if let Some(square) = Square::from_bit_index(bit) {
-                let n = square.index() as u8;
-                assert_eq!(INPUT_SQUARE[0][bit as usize], n, "bit {bit}, White");
-                assert_eq!(INPUT_SQUARE[1][bit as usize], 31 - n, "bit {bit}, Black");
-                squares += 1;
+    fn the_changes_of_two_plies_are_the_inputs_that_differ() {
+        let (mut moves, mut replies) = (MoveList::new(), MoveList::new());
+        let mut pairs = 0;
+        for pos in random_positions(120, 9) {
+            pos.legal_moves(&mut moves);
+            for &mv in moves.iter() {
+                let middle = pos.play(mv);
+                middle.legal_moves(&mut replies);
+                for &reply in replies.iter() {
+                    let next = middle.play(reply);
+                    for side in [Side::First, Side::Second] {
+                        let (before, after) = (inputs(&pos, side), inputs(&next, side));
+                        let (mut on, mut off) = (BTreeSet::new(), BTreeSet::new());
+                        assert!(pos.for_each_input_change(&next, side, |i, added| {
+                            assert!(if added { &mut on } else { &mut off }.insert(i));
+                        }));
+                        assert_eq!(on, &after - &before, "{side:?}: {pos:?} → {next:?}");
+                        assert_eq!(off, &before - &after, "{side:?}: {pos:?} → {next:?}");
+                    }
+                    pairs += 1;
+                }
             }
         }
-        assert_eq!(squares, 32);
+        assert!(pairs > 1000, "{pairs} pairs");
     }
 }
