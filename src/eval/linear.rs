@@ -256,9 +256,10 @@ fn read<G: Features>(path: &Path, game: &str) -> Result<(ModelHeader, LinearWeig
         return Err(LoadError::Invalid {
             path: path.to_path_buf(),
             reason: format!(
-                "feature set '{old}' (all features always active) is no longer supported: \
-                 this build keeps a pool of candidate features with a replaced active set; \
-                 retrain with `evalearn train --config {config}`"
+                "feature set '{old}' is no longer supported: this build computes '{}' for {}; \
+                 retrain with `evalearn train --config {config}`",
+                G::FEATURE_SET_ID,
+                G::NAME
             ),
         });
     }
@@ -438,7 +439,9 @@ mod tests {
             Ok(_) => panic!("a retired feature set loaded"),
         };
         assert!(
-            error.contains("'samuel-v1'") && error.contains("configs/samuel.toml"),
+            error.contains("'samuel-v1'")
+                && error.contains(&format!("'{}'", Brazilian::FEATURE_SET_ID))
+                && error.contains("configs/samuel.toml"),
             "{error}"
         );
         // The current layout round-trips.
