@@ -7,6 +7,7 @@ use crate::eval::td::{self, Inputs, sigmoid};
 use crate::game::Side;
 use crate::io::dataset::DatasetGame;
 use crate::learn::controls::{OutcomeTarget, PositionFilter};
+use crate::learn::exact::ExactTargets;
 
 /// What one TD(λ) episode did.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -84,6 +85,7 @@ pub fn td_lambda_episode_blended<G: Inputs>(
         &mut net,
         leaves,
         searched,
+        &[],
         weight,
         result_for_first,
         OutcomeTarget::Result,
@@ -141,10 +143,12 @@ impl TdReport {
 /// first-player probability (see [`td_lambda_episode_blended`]), the search's scores
 /// counting `centi_per_logit` to a unit of the network's logit. A filtered position is
 /// no step at all: the episode runs over the kept leaves, so the trace decays by λ once
-/// per kept step and each kept step's TD target is the next kept leaf.
+/// per kept step and each kept step's TD target is the next kept leaf. With exact
+/// targets, each leaf's exact value for the first player where the database holds it.
 pub struct Steps<G> {
     pub leaves: Vec<G>,
     pub searched: Vec<f32>,
+    pub exact: Vec<Option<f32>>,
 }
 
 impl<G: Inputs> Steps<G> {
@@ -152,9 +156,25 @@ impl<G: Inputs> Steps<G> {
         game: &DatasetGame<G>,
         filter: &PositionFilter<'_, G>,
         centi_per_logit: f32,
+        exact: Option<(&dyn ExactTargets<G>, OutcomeTarget)>,
     ) -> Steps<G> {
         let kept = filter.select(game, 0..game.leaves.len());
+        let exact = match exact {
+            None => Vec::new(),
+            Some((database, target)) => kept
+                .iter()
+                .map(|&i| {
+                    let leaf = &game.leaves[i];
+                    let value = target.of_known(database.probe(leaf)?) as f32;
+                    Some(match leaf.side_to_move() {
+                        Side::First => value,
+                        Side::Second => 1.0 - value,
+                    })
+                })
+                .collect(),
+        };
         Steps {
+            exact,
             leaves: kept.iter().map(|&i| game.leaves[i]).collect(),
             searched: kept
                 .iter()
@@ -181,7 +201,7 @@ pub(super) fn loss_targets<G: Inputs>(
         .iter()
         .flat_map(|g| {
             let result = target.of_game(g, Side::First) as f32;
-            Steps::of(g, filter, td::CENTI_PER_LOGIT)
+            Steps::of(g, filter, td::CENTI_PER_LOGIT, None)
                 .leaves
                 .into_iter()
                 .map(move |leaf| (leaf, result))
