@@ -264,10 +264,6 @@ pub struct TrainingSettings {
     /// 0: every position; else a seeded sample of this many per game.
     #[serde(default)]
     pub max_positions_per_game: usize,
-    /// Folder of the game's endgame database (Kalah: built there first if missing): where
-    /// it holds a position, the TD learner fits the position's exact value (`learn::exact`).
-    #[serde(default)]
-    pub exact_targets: Option<PathBuf>,
     #[serde(default)]
     pub lr_schedule: LrSchedule,
     /// Iterations of linear warm-up of the learning rate.
@@ -334,7 +330,6 @@ impl Default for TrainingSettings {
             skip_capture_pending: false,
             skip_decided: false,
             max_positions_per_game: 0,
-            exact_targets: None,
             lr_schedule: LrSchedule::Constant,
             lr_warmup: 0,
             lr_final: default_lr_final(),
@@ -445,22 +440,6 @@ impl TrainConfig {
             && !(m.is_finite() && m > 0.0)
         {
             return fail("budget.minutes", "must be a positive number", m.to_string());
-        }
-        if let Some(dir) = &self.training.exact_targets {
-            if dir.as_os_str().is_empty() {
-                return fail(
-                    "training.exact_targets",
-                    "must name a folder",
-                    "\"\"".into(),
-                );
-            }
-            if self.learner != "td" {
-                return fail(
-                    "training.exact_targets",
-                    "only the td learner fits exact targets",
-                    format!("learner = {:?}", self.learner),
-                );
-            }
         }
         self.selfplay.validate()?;
         self.evaluation.validate()?;
@@ -773,22 +752,6 @@ mod tests {
     use super::*;
 
     const MINIMAL: &str = "learner = \"samuel\"\nmodel = \"models/x.bin\"\n";
-
-    #[test]
-    fn exact_targets_name_a_folder_for_the_td_learner() {
-        let td = "learner = \"td\"\nmodel = \"models/x.bin\"\n[training]\n";
-        let config = TrainConfig::parse(&format!("{td}exact_targets = \"kalah-db\"\n")).unwrap();
-        assert_eq!(
-            config.training.exact_targets.as_deref(),
-            Some(Path::new("kalah-db"))
-        );
-        assert_eq!(TrainConfig::parse(td).unwrap().training.exact_targets, None);
-        let e = TrainConfig::parse(&format!("{td}exact_targets = \"\"\n")).unwrap_err();
-        assert!(e.to_string().contains("training.exact_targets"), "{e}");
-        let samuel = format!("{MINIMAL}[training]\nexact_targets = \"kalah-db\"\n");
-        let e = TrainConfig::parse(&samuel).unwrap_err().to_string();
-        assert!(e.contains("exact_targets") && e.contains("td"), "{e}");
-    }
 
     #[test]
     fn a_minimal_config_takes_the_defaults() {

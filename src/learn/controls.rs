@@ -7,7 +7,6 @@
 use rand::RngExt;
 
 use super::config::{LrSchedule, TargetKind, TrainConfig, TrainingSettings};
-use super::exact::Known;
 use crate::arena::margins::game_margin;
 use crate::eval::EVAL_LIMIT;
 use crate::eval::glem::logistic;
@@ -120,20 +119,6 @@ impl OutcomeTarget {
         match self {
             OutcomeTarget::Result => pos.outcome_without_moves().score_for(pos.side_to_move()),
             OutcomeTarget::Margin { scale } => logistic(f64::from(pos.final_margin()) / scale),
-        }
-    }
-
-    /// The value for its side to move of a position an endgame database knows to be
-    /// `known`: its result, or its margin with margins (a margin's sign with results).
-    pub fn of_known(self, known: Known) -> f64 {
-        match (self, known) {
-            (_, Known::Result(score)) => score,
-            (OutcomeTarget::Margin { scale }, Known::Margin(m)) => logistic(f64::from(m) / scale),
-            (OutcomeTarget::Result, Known::Margin(m)) => match m.signum() {
-                1 => 1.0,
-                0 => 0.5,
-                _ => 0.0,
-            },
         }
     }
 

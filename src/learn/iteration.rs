@@ -10,7 +10,6 @@ use serde::{Deserialize, Serialize};
 
 use super::config::{SelfPlaySettings, TrainConfig};
 use super::controls::{PositionFilter, held_out};
-use super::exact::ExactTargets;
 use super::learner::TrainGame;
 use crate::arena::engine_game::Exploration;
 use crate::arena::players::Engine;
@@ -36,8 +35,6 @@ pub struct Iteration<'a, G: TrainGame> {
     pub stop: &'a Arc<AtomicBool>,
     /// The endgame database the games are played (and may be adjudicated) with.
     pub tablebase: Option<Arc<dyn Tablebase<G>>>,
-    /// Exact values a learner fits where they are known (`[training] exact_targets`).
-    pub exact: Option<Arc<dyn ExactTargets<G>>>,
     /// Called with (stage, units done, units in the stage) as the iteration goes on.
     pub progress: &'a mut dyn FnMut(Stage, u64, u64),
     /// The iteration's games held out for validation (`[training] validation`), which

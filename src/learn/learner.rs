@@ -9,10 +9,8 @@
 //! there. A game lists the learners whose inputs it provides ([`TrainGame::learners`]).
 
 use std::path::Path;
-use std::sync::Arc;
 
 use super::config::{ConfigError, TrainConfig, TrainingSettings};
-use super::exact::ExactTargets;
 use super::iteration::Iteration;
 use crate::accuracy::heldout::HeldOutGame;
 use crate::eval::spec::AnyEvaluator;
@@ -92,19 +90,6 @@ pub trait TrainGame: HeldOutGame {
     /// comments and blank lines skipped).
     fn read_openings(variant: Self::Variant, path: &Path) -> Result<Vec<Self>, String> {
         crate::arena::openings::read_position_lines(variant, path)
-    }
-
-    /// The exact values of `[training] exact_targets = "DIR"`: the game's endgame
-    /// database in `dir` (opened, or built there first), and a line saying what it holds.
-    fn exact_targets(
-        variant: Self::Variant,
-        dir: &Path,
-    ) -> Result<(Arc<dyn ExactTargets<Self>>, String), String> {
-        let _ = (variant, dir);
-        Err(format!(
-            "exact_targets: {} has no endgame database to learn exact values from",
-            Self::NAME
-        ))
     }
 }
 

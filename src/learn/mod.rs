@@ -6,15 +6,13 @@
 //!   game offers ([`TrainGame`]);
 //! - [`config`]: training configs (the learners' sections are their own);
 //! - [`iteration`]: one iteration as a learner sees it; [`controls`]: the `[training]`
-//!   controls (validation split, schedules, position filters); [`exact`]: exact targets
-//!   from an endgame database;
+//!   controls (validation split, schedules, position filters);
 //! - [`files`]: checkpoints and metrics; [`shard`]: a run split across machines;
 //!   [`plot`]: the learning curve.
 
 pub mod cluster;
 pub mod config;
 pub mod controls;
-pub mod exact;
 pub mod files;
 pub mod glem;
 pub mod iteration;

@@ -19,7 +19,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use super::config::TrainConfig;
-use super::exact::ExactTargets;
 pub use super::files::{CHECKPOINT_KIND, Checkpoint, MetricsLine};
 use super::files::{Metrics, describe, read_checkpoint, write_checkpoint};
 use super::iteration::exploration;
@@ -206,21 +205,6 @@ enum Step {
     Interrupted,
 }
 
-/// The exact targets of `config`'s `[training] exact_targets`, opened (or built), with a
-/// line in the log saying what they hold.
-fn open_exact_targets<G: TrainGame>(
-    variant: G::Variant,
-    config: &TrainConfig,
-    log: &mut dyn FnMut(&str),
-) -> Result<Option<Arc<dyn ExactTargets<G>>>, String> {
-    let Some(dir) = &config.training.exact_targets else {
-        return Ok(None);
-    };
-    let (targets, summary) = G::exact_targets(variant, dir)?;
-    log(&format!("exact targets: {summary}"));
-    Ok(Some(targets))
-}
-
 /// Runs (or resumes) a training run of game `G` in `variant` (the config's game).
 pub fn train<G: TrainGame>(
     variant: G::Variant,
@@ -234,7 +218,6 @@ pub fn train<G: TrainGame>(
         require_games_played_elsewhere::<G>(config)?;
     }
     let mut run = Run::new(variant, config, config_text, kind)?;
-    run.exact = open_exact_targets::<G>(variant, config, options.log)?;
     let mut state = start_state_of::<G>(
         &run.game,
         config,
@@ -307,8 +290,6 @@ struct Run<'a, G: TrainGame> {
     eval_openings: Vec<G>,
     /// The held-out accuracy sample, if the run has one.
     held_out: Option<HeldOut<G>>,
-    /// The exact values learned where they are known (`[training] exact_targets`).
-    exact: Option<Arc<dyn ExactTargets<G>>>,
     /// When this session started, and the training time of the sessions before.
     session: Instant,
     seconds_before: f64,
@@ -347,7 +328,6 @@ impl<'a, G: TrainGame> Run<'a, G> {
                 config.seed ^ EVALUATION_SEED,
             )?,
             held_out: None,
-            exact: None,
             session: Instant::now(),
             seconds_before: 0.0,
             stages: Default::default(),
@@ -383,7 +363,6 @@ impl<'a, G: TrainGame> Run<'a, G> {
             games,
             stop: options.stop,
             tablebase: options.tablebase.clone(),
-            exact: self.exact.clone(),
             progress: &mut *options.progress,
             held_out: Vec::new(),
             selfplay_seconds: 0.0,

@@ -3,17 +3,11 @@
 //! inputs are in `features.rs` and `encoding.rs`), and its learners — all of evalearn's.
 
 use std::path::Path;
-use std::sync::Arc;
 
+use super::Kalah;
 use super::evaluators::KalahEval;
-use super::solve::board::{pits_of, stones};
-use super::solve::db::EndgameDb;
-use super::solve::file::{DbSource, db_path, db_stones_for, open_or_build};
-use super::{Kalah, KalahRules};
 use crate::eval::spec::ModelKind;
 use crate::eval::{EvalGame, glem, linear, td};
-use crate::game::Game;
-use crate::learn::exact::{ExactTargets, Known};
 use crate::learn::{LearnerKind, TrainGame, registry};
 
 impl EvalGame for Kalah {
@@ -43,45 +37,6 @@ impl TrainGame for Kalah {
         path: &Path,
     ) -> Result<Vec<Self>, String> {
         crate::arena::openings::read_openings(variant, path)
-    }
-
-    /// The endgame database of the solver (`evalearn solve`, `accuracy`): every pit
-    /// configuration with up to 20 stones (fewer in a smaller game), read from `dir` or
-    /// built and written there.
-    fn exact_targets(
-        rules: KalahRules,
-        dir: &Path,
-    ) -> Result<(Arc<dyn ExactTargets<Kalah>>, String), String> {
-        let size = db_stones_for(stones(&pits_of(&Kalah::start_of(rules))));
-        let (db, source, took, warnings) = open_or_build(Some(dir), rules, size);
-        let mut summary = format!(
-            "{} (the exact final margin of every position with at most {size} stones in the \
-             pits), {} in {:.1} s",
-            db_path(dir, rules, size).display(),
-            match source {
-                DbSource::Read(_) => "read",
-                DbSource::Built(_) => "built",
-                DbSource::BuiltOnly(_) => "built (not written)",
-            },
-            took.as_secs_f64()
-        );
-        for warning in warnings {
-            summary.push_str(&format!("; warning: {warning}"));
-        }
-        Ok((Arc::new(ExactMargins { db }), summary))
-    }
-}
-
-/// Exact targets from the endgame database: the stores' margin plus what the side to
-/// move banks from the pits under perfect play.
-struct ExactMargins {
-    db: Arc<EndgameDb>,
-}
-
-impl ExactTargets<Kalah> for ExactMargins {
-    fn probe(&self, pos: &Kalah) -> Option<Known> {
-        let banked = self.db.value(&pits_of(pos))?;
-        Some(Known::Margin(pos.store_margin() + banked))
     }
 }
 
@@ -215,42 +170,5 @@ mod tests {
     fn samuel_targets_blend_in_the_margin_in_centi_units() {
         // A's one position: search 150, the game −6 stones = −600: (150 − 600) / 2.
         samuel::tests::targets_blend_in_the_margin_in_centi_units(&finished_game(), 150);
-    }
-
-    #[test]
-    fn exact_targets_are_the_solvers_final_margins() {
-        use crate::game::kalah::solve::Solver;
-        use crate::learn::exact::Known;
-        let rules = KalahRules {
-            stones: 1,
-            empty_capture: false,
-        };
-        let dir = std::env::temp_dir().join(format!("evalearn-exact-{}", std::process::id()));
-        let (targets, summary) = Kalah::exact_targets(rules, &dir).unwrap();
-        assert!(
-            summary.contains("12 stones") && summary.contains("built"),
-            "{summary}"
-        );
-        let mut solver = Solver::new(rules, 4, None).unwrap();
-        let mut rng = crate::rng::stream(9, 0);
-        let mut moves = super::super::KalahMoves::new();
-        for plies in 0..40 {
-            let Some(pos) =
-                crate::game::random_plies(Kalah::start_of(rules), plies % 10, &mut rng, &mut moves)
-            else {
-                continue;
-            };
-            let exact = solver.solve(&pos).unwrap().value;
-            assert_eq!(
-                targets.probe(&pos),
-                Some(Known::Margin(exact)),
-                "{}",
-                pos.format_position()
-            );
-        }
-        // The next run reads what this one built.
-        let (_, summary) = Kalah::exact_targets(rules, &dir).unwrap();
-        assert!(summary.contains("read"), "{summary}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

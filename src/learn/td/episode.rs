@@ -7,7 +7,6 @@ use crate::eval::td::{self, Inputs, sigmoid};
 use crate::game::Side;
 use crate::io::dataset::DatasetGame;
 use crate::learn::controls::{OutcomeTarget, PositionFilter};
-use crate::learn::exact::ExactTargets;
 
 /// What one TD(λ) episode did.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -85,7 +84,6 @@ pub fn td_lambda_episode_blended<G: Inputs>(
         &mut net,
         leaves,
         searched,
-        &[],
         weight,
         result_for_first,
         OutcomeTarget::Result,
@@ -143,12 +141,10 @@ impl TdReport {
 /// first-player probability (see [`td_lambda_episode_blended`]), the search's scores
 /// counting `centi_per_logit` to a unit of the network's logit. A filtered position is
 /// no step at all: the episode runs over the kept leaves, so the trace decays by λ once
-/// per kept step and each kept step's TD target is the next kept leaf. With exact
-/// targets, each leaf's exact value for the first player where the database holds it.
+/// per kept step and each kept step's TD target is the next kept leaf.
 pub struct Steps<G> {
     pub leaves: Vec<G>,
     pub searched: Vec<f32>,
-    pub exact: Vec<Option<f32>>,
 }
 
 impl<G: Inputs> Steps<G> {
@@ -156,25 +152,9 @@ impl<G: Inputs> Steps<G> {
         game: &DatasetGame<G>,
         filter: &PositionFilter<'_, G>,
         centi_per_logit: f32,
-        exact: Option<(&dyn ExactTargets<G>, OutcomeTarget)>,
     ) -> Steps<G> {
         let kept = filter.select(game, 0..game.leaves.len());
-        let exact = match exact {
-            None => Vec::new(),
-            Some((database, target)) => kept
-                .iter()
-                .map(|&i| {
-                    let leaf = &game.leaves[i];
-                    let value = target.of_known(database.probe(leaf)?) as f32;
-                    Some(match leaf.side_to_move() {
-                        Side::First => value,
-                        Side::Second => 1.0 - value,
-                    })
-                })
-                .collect(),
-        };
         Steps {
-            exact,
             leaves: kept.iter().map(|&i| game.leaves[i]).collect(),
             searched: kept
                 .iter()
@@ -201,7 +181,7 @@ pub(super) fn loss_targets<G: Inputs>(
         .iter()
         .flat_map(|g| {
             let result = target.of_game(g, Side::First) as f32;
-            Steps::of(g, filter, td::CENTI_PER_LOGIT, None)
+            Steps::of(g, filter, td::CENTI_PER_LOGIT)
                 .leaves
                 .into_iter()
                 .map(move |leaf| (leaf, result))

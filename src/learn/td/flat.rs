@@ -279,16 +279,12 @@ pub struct EpisodeFigures {
 /// TD(λ) on one game's leaves, in the order and with the targets of
 /// [`super::td_lambda_episode_blended`] (which documents the rule), on `net`: `result`
 /// is the game's value for the first player (`target` of the game), and a leaf where the
-/// game is over is valued by `target` too. `exact[t]`, where present, is leaf t's exact
-/// value for the first player (`[training] exact_targets`): it is the last target of the
-/// leaves before it, which learn no further from this game (their trace is cleared), and
-/// leaf t and each leaf after it learn alone (a fresh trace), leaf t towards that value.
+/// game is over is valued by `target` too.
 #[allow(clippy::too_many_arguments)]
 pub fn episode<G: Inputs>(
     net: &mut FlatNet,
     leaves: &[G],
     searched: &[f32],
-    exact: &[Option<f32>],
     weight: f32,
     result: f32,
     target: OutcomeTarget,
@@ -320,12 +316,9 @@ pub fn episode<G: Inputs>(
     let mut c = 1.0f32;
     let (mut y, mut p) = s.leaves[0].value(net, h);
     figures.first_prediction = y;
-    let known = |t: usize| exact.get(t).copied().flatten();
     for t in 0..n {
         if t > 0 {
-            // A known leaf ends the episode of the leaves before it (its value was their
-            // last target) and is learned on its own, as is every leaf after one.
-            if lambda == 0.0 || known(t).is_some() || known(t - 1).is_some() {
+            if lambda == 0.0 {
                 trace.fill_zero();
                 c = 1.0;
             } else {
@@ -337,16 +330,11 @@ pub fn episode<G: Inputs>(
             }
         }
         s.leaves[t].add_gradient(net, p, h, 1.0 / c, trace);
-        let mut target = match (known(t), known(t + 1)) {
-            (Some(own), _) => own,
-            (None, Some(next)) => next,
-            (None, None) if t + 1 < n => s.leaves[t + 1].value(net, h_next).0,
-            (None, None) => result,
+        let mut target = match t + 1 < n {
+            true => s.leaves[t + 1].value(net, h_next).0,
+            false => result,
         };
-        if let Some(&s) = searched
-            .get(t)
-            .filter(|_| weight > 0.0 && known(t).is_none())
-        {
+        if let Some(&s) = searched.get(t).filter(|_| weight > 0.0) {
             target = (1.0 - weight) * target + weight * s;
         }
         let delta = target - y;

@@ -254,8 +254,7 @@ impl<G: TrainGame + Inputs> Learner<G> for TdLearner<G> {
         let steps: Vec<(Steps<G>, f32)> = games
             .iter()
             .map(|g| {
-                let exact = it.exact.as_deref().map(|database| (database, target));
-                let steps = Steps::of(g, &filter, self.output_scale * td::CENTI_PER_LOGIT, exact);
+                let steps = Steps::of(g, &filter, self.output_scale * td::CENTI_PER_LOGIT);
                 (steps, target.of_game(g, Side::First) as f32)
             })
             .collect();
@@ -278,7 +277,6 @@ impl<G: TrainGame + Inputs> Learner<G> for TdLearner<G> {
                 &mut net,
                 &game.leaves,
                 &game.searched,
-                &game.exact,
                 weight,
                 *result,
                 target,

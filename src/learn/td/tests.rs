@@ -6,7 +6,6 @@ use crate::game::Game;
 use crate::game::Side;
 use crate::game::brazilian::Brazilian;
 use crate::game::brazilian::encoding::SIDE_INPUT;
-use crate::learn::controls::OutcomeTarget;
 use ndarray::Array1;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
@@ -455,46 +454,6 @@ fn terminal_leaves_have_the_known_value() {
 }
 
 #[test]
-fn a_known_leaf_ends_the_episode_before_it_and_is_learned_alone() {
-    // Three leaves, then three the database knows: the first three learn as a game whose
-    // result is the first known value, and each known leaf learns alone towards its own.
-    let leaves: Vec<Brazilian> = random_positions(5, 1)
-        .into_iter()
-        .skip(10)
-        .take(6)
-        .collect();
-    let start = FlatNet::from_weights(&Mlp::<Brazilian>::new_random(8, 3).weights(), INPUTS);
-    let run = |net: &mut FlatNet, leaves: &[Brazilian], exact: &[Option<f32>], result: f32| {
-        flat::episode(
-            net,
-            leaves,
-            &[],
-            exact,
-            0.0,
-            result,
-            OutcomeTarget::Result,
-            0.7,
-            0.3,
-            &mut Scratch::new(),
-        );
-    };
-    let exact = [None, None, None, Some(0.8), Some(0.3), Some(0.9)];
-    let mut whole = start.clone();
-    run(&mut whole, &leaves, &exact, 1.0);
-    let mut parts = start.clone();
-    run(&mut parts, &leaves[..3], &[], 0.8);
-    run(&mut parts, &leaves[3..4], &[], 0.8);
-    run(&mut parts, &leaves[4..5], &[], 0.3);
-    run(&mut parts, &leaves[5..], &[], 0.9);
-    let id = <Brazilian as Inputs>::INPUT_SET_ID;
-    assert_eq!(whole.to_weights(id), parts.to_weights(id));
-    // Without the known values the same game teaches something else.
-    let mut plain = start.clone();
-    run(&mut plain, &leaves, &[], 1.0);
-    assert_ne!(plain.to_weights(id), whole.to_weights(id));
-}
-
-#[test]
 fn empty_episode_changes_nothing() {
     let mut mlp = Mlp::<Brazilian>::new_random(4, 9);
     let before = mlp.clone();
@@ -682,7 +641,6 @@ pub(crate) fn targets_and_known_leaves_carry_the_margin<G: Inputs>(game: &Datase
         flat::episode(
             net,
             &game.leaves,
-            &[],
             &[],
             0.0,
             target,
