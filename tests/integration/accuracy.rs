@@ -205,7 +205,9 @@ fn perfect_players_move_exactly() {
         stones: 1,
         empty_capture: false,
     };
-    let perfect = Kalah::perfect(rules, None, None, u64::MAX, &mut |_| {}).unwrap();
+    // Its database in a folder of the test's own, not `kalah-db/` in the checkout.
+    let db_dir = temp_dir("perfect-players-db");
+    let perfect = Kalah::perfect(rules, None, Some(&db_dir), u64::MAX, &mut |_| {}).unwrap();
     let mut player = perfect.player(1).unwrap();
     let positions = kalah::selfplay_positions(rules, 25, 2, None).unwrap();
     for pos in positions.into_iter().filter(brute_forceable) {
