@@ -8,12 +8,12 @@ use common::{evalearn, temp_dir};
 use std::path::PathBuf;
 
 use evalearn::eval::Evaluator;
-use evalearn::eval::linear::{self, Linear, LinearWeights};
+use evalearn::eval::linear::{self, Features, Linear, LinearWeights, MAX_FEATURES};
 use evalearn::eval::spec::{EvalSpec, LoadError};
 use evalearn::game::Game;
-use evalearn::game::brazilian::Brazilian;
 use evalearn::game::brazilian::features::FEATURE_SET_ID;
 use evalearn::game::brazilian::treestats::random_positions;
+use evalearn::game::brazilian::{Brazilian, Material};
 use evalearn::io::model::{ModelError, ModelHeader, save_model};
 
 fn some_weights() -> LinearWeights {
@@ -41,6 +41,99 @@ fn a_linear_model_round_trips_through_its_file() {
     for pos in random_positions(500, 11) {
         assert_eq!(loaded.evaluate(&pos), original.evaluate(&pos));
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn zero_linear_weights_evaluate_like_material() {
+    let linear = Linear::<Brazilian>::new(&LinearWeights::zero::<Brazilian>()).unwrap();
+    for fen in ["W:W21,22,K30:B1,K2", "B:W13,14,21:B5,K29"] {
+        let pos = Brazilian::parse_position(fen).unwrap();
+        assert_eq!(linear.evaluate(&pos), Material.evaluate(&pos));
+    }
+}
+
+#[test]
+fn mismatched_linear_weights_are_rejected() {
+    let check = |w: &LinearWeights| Linear::<Brazilian>::new(w).is_err();
+    let mut weights = LinearWeights::zero::<Brazilian>();
+    weights.weights.pop();
+    assert!(check(&weights));
+    let mut weights = LinearWeights::zero::<Brazilian>();
+    weights.features = "other".into();
+    assert!(check(&weights));
+    let mut weights = LinearWeights::zero::<Brazilian>();
+    weights.weights[0] = f32::NAN;
+    assert!(check(&weights));
+    // The active and reserve features must split the pool.
+    let mut weights = LinearWeights::zero::<Brazilian>();
+    weights.reserve.pop();
+    assert!(check(&weights));
+    let mut weights = LinearWeights::zero::<Brazilian>();
+    weights.active[1] = weights.active[0];
+    assert!(check(&weights));
+    let mut weights = LinearWeights::zero::<Brazilian>();
+    weights.reserve.push(200);
+    assert!(check(&weights));
+}
+
+#[test]
+fn only_active_linear_features_count() {
+    let pos = Brazilian::parse_position("W:W17,21,22,23:B1,2,3").unwrap();
+    let mut values = [0; MAX_FEATURES];
+    pos.features(&mut values);
+    let mut weights = LinearWeights::zero::<Brazilian>();
+    let reserve = usize::from(weights.reserve[0]);
+    assert_ne!(
+        values[reserve], 0,
+        "pick a position where the feature is not 0"
+    );
+    weights.weights[reserve] = 50.0;
+    let evaluate = |w: &LinearWeights| Linear::<Brazilian>::new(w).unwrap().evaluate(&pos);
+    assert_eq!(evaluate(&weights), Material.evaluate(&pos));
+    // Swapping the first active feature out brings the reserve's head in, weight 0.
+    let first = usize::from(weights.active[0]);
+    weights.weights[first] = 3.0;
+    assert_eq!(weights.replace(first, 10, 0.01), Some(reserve));
+    assert_eq!(
+        (weights.weights[first], weights.weights[reserve]),
+        (0.0, 0.0)
+    );
+    assert_eq!(usize::from(*weights.reserve.last().unwrap()), first);
+    weights.weights[reserve] = 50.0;
+    assert_eq!(
+        evaluate(&weights),
+        Material.evaluate(&pos) + 50 * values[reserve]
+    );
+    // An inactive feature cannot be swapped out.
+    assert_eq!(weights.replace(first, 20, 0.0), None);
+}
+
+#[test]
+fn retired_linear_feature_sets_are_refused_with_the_config_to_retrain() {
+    #[derive(serde::Serialize)]
+    struct V1 {
+        features: String,
+        weights: Vec<f32>,
+    }
+    let old = V1 {
+        features: "samuel-v1".into(),
+        weights: vec![1.0; 22],
+    };
+    let dir = temp_dir("retired");
+    let path = dir.join("old.bin");
+    let mut header = ModelHeader::new(Brazilian::NAME, linear::KIND, "samuel-v1");
+    save_model(&path, &mut header, &old).unwrap();
+    let error = EvalSpec::Model(path)
+        .load::<Brazilian>()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("'samuel-v1'")
+            && error.contains(&format!("'{FEATURE_SET_ID}'"))
+            && error.contains("configs/samuel.toml"),
+        "{error}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
