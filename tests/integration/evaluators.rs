@@ -3,20 +3,18 @@
 //! explains a file.
 
 use crate::common;
-use common::{assert_input_error, evalearn, evalearn_ok, stdout, temp_dir};
+use common::{evalearn, temp_dir};
 
 use std::path::PathBuf;
 
 use evalearn::eval::Evaluator;
 use evalearn::eval::linear::{self, Features, Linear, LinearWeights, MAX_FEATURES};
 use evalearn::eval::spec::{EvalSpec, LoadError};
-use evalearn::eval::td::{self, MlpWeights, TdEvaluator, centi_units};
 use evalearn::game::Game;
 use evalearn::game::brazilian::features::FEATURE_SET_ID;
 use evalearn::game::brazilian::treestats::random_positions;
 use evalearn::game::brazilian::{Brazilian, Material};
 use evalearn::io::model::{ModelError, ModelHeader, save_model};
-use evalearn::learn::td::Mlp;
 
 fn some_weights() -> LinearWeights {
     let mut weights = LinearWeights::zero::<Brazilian>();
@@ -213,106 +211,5 @@ fn model_info_explains_a_file_and_rejects_a_broken_one() {
     let out = evalearn(&["model", "info", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("checksum"));
-    std::fs::remove_dir_all(&dir).unwrap();
-}
-
-/// Two random networks of different sizes, with two phases.
-fn two_networks() -> (MlpWeights, MlpWeights) {
-    (
-        Mlp::<Brazilian>::new_random_phased(20, 2, 3).weights(),
-        Mlp::<Brazilian>::new_random_phased(28, 2, 4).weights(),
-    )
-}
-
-#[test]
-fn averaged_networks_output_the_mean_of_their_logits() {
-    let (a, b) = two_networks();
-    let averaged = MlpWeights::average(&[a.clone(), b.clone()]).unwrap();
-    assert_eq!((averaged.hidden, averaged.phases), (48, 2));
-    let [a, b, averaged] = [a, b, averaged].map(|w| Mlp::<Brazilian>::from_weights(&w).unwrap());
-    let fast = averaged.evaluator();
-    let mut phases = [0; 2];
-    for pos in random_positions(2000, 21) {
-        let mean = (a.logit(&pos) + b.logit(&pos)) / 2.0;
-        let logit = averaged.logit(&pos);
-        assert!((logit - mean).abs() < 1e-4, "{logit} against {mean}");
-        // The integer network rounds the same value to within a centi-unit or two.
-        assert!((fast.evaluate(&pos) - centi_units(mean)).abs() <= 2);
-        phases[averaged.phase_of(&pos)] += 1;
-    }
-    assert!(phases.iter().all(|&n| n > 0), "both heads used: {phases:?}");
-}
-
-#[test]
-fn networks_that_cannot_be_averaged_are_refused_with_the_reason() {
-    let (a, b) = two_networks();
-    let one_phase = Mlp::<Brazilian>::new_random(8, 5).weights();
-    let error = MlpWeights::average(&[a.clone(), one_phase]).unwrap_err();
-    assert!(
-        error.contains("network 2") && error.contains("phases"),
-        "{error}"
-    );
-    let mut other_inputs = b.clone();
-    other_inputs.features = "other".into();
-    assert!(MlpWeights::average(&[a.clone(), other_inputs]).is_err());
-    let mut short = b.clone();
-    short.w1.pop();
-    assert!(
-        MlpWeights::average(&[a.clone(), short])
-            .unwrap_err()
-            .contains("w1")
-    );
-    let error = MlpWeights::average(&[a.clone(), b.clone(), b.clone(), b.clone(), b]).unwrap_err();
-    assert!(error.contains("132 hidden units"), "{error}");
-    assert!(MlpWeights::average(&[]).is_err());
-}
-
-#[test]
-fn model_average_writes_a_network_and_keeps_an_existing_file() {
-    let dir = temp_dir("average");
-    let (a, b) = two_networks();
-    let save = |name: &str, game: &str, weights: &MlpWeights| {
-        let path = dir.join(name);
-        let mut header = ModelHeader::new(game, td::KIND, &weights.features);
-        header.meta.games = 1000;
-        save_model(&path, &mut header, weights).unwrap();
-        path.to_str().unwrap().to_string()
-    };
-    let (a_path, b_path) = (
-        save("a.bin", "brazilian", &a),
-        save("b.bin", "brazilian", &b),
-    );
-    let out = dir.join("both.bin");
-    let out_path = out.to_str().unwrap();
-    let args = ["model", "average", &a_path, &b_path, "--out", out_path];
-    let text = stdout(&evalearn_ok(&args));
-    assert!(text.contains("48 hidden units"), "{text}");
-    let (loaded, header) = EvalSpec::Model(out.clone()).load::<Brazilian>().unwrap();
-    assert_eq!(header.unwrap().meta.games, 2000);
-    let expected = MlpWeights::average(&[a, b]).unwrap();
-    let expected = TdEvaluator::<Brazilian>::from_weights(&expected).unwrap();
-    for pos in random_positions(200, 8) {
-        assert_eq!(loaded.evaluate(&pos), expected.evaluate(&pos));
-    }
-    // An existing --out is kept unless --force; a model of another game is refused.
-    let before = std::fs::read(&out).unwrap();
-    assert_input_error(&args);
-    assert_eq!(std::fs::read(&out).unwrap(), before);
-    evalearn_ok(&[&args[..], &["--force"]].concat());
-    let kalah_path = save(
-        "k.bin",
-        "kalah",
-        &Mlp::<Brazilian>::new_random(8, 1).weights(),
-    );
-    let other = dir.join("other.bin");
-    assert_input_error(&[
-        "model",
-        "average",
-        &a_path,
-        &kalah_path,
-        "--out",
-        other.to_str().unwrap(),
-    ]);
-    assert!(!other.exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }

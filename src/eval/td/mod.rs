@@ -265,13 +265,6 @@ impl MlpWeights {
                 G::NAME
             ));
         }
-        self.validate_shape(G::INPUTS)
-    }
-
-    /// The checks of [`MlpWeights::validate`] that need no game: a hidden size in
-    /// `1..=MAX_HIDDEN`, phases in `1..=MAX_PHASES`, every vector's length for `inputs`
-    /// inputs, every value finite.
-    pub fn validate_shape(&self, inputs: usize) -> Result<(), String> {
         if !(1..=MAX_HIDDEN).contains(&self.hidden) {
             return Err(format!(
                 "{} hidden units, expected 1 to {MAX_HIDDEN}",
@@ -285,7 +278,7 @@ impl MlpWeights {
             ));
         }
         let lengths = [
-            ("w1", self.w1.len(), self.hidden * inputs),
+            ("w1", self.w1.len(), self.hidden * G::INPUTS),
             ("b1", self.b1.len(), self.hidden),
             ("w2", self.w2.len(), self.phases * self.hidden),
             ("b2", self.b2.len(), self.phases),
@@ -314,55 +307,6 @@ impl MlpWeights {
             }
         }
         Ok(())
-    }
-
-    /// One network whose output logit is the mean of `nets`' (an ensemble in one file):
-    /// their hidden layers side by side, each head's output weights and bias divided by
-    /// their number. The networks must share the input set and phases, and have at most
-    /// [`MAX_HIDDEN`] hidden units together.
-    pub fn average(nets: &[MlpWeights]) -> Result<MlpWeights, String> {
-        let Some(first) = nets.first() else {
-            return Err("no networks to average".to_string());
-        };
-        let inputs = first.w1.len() / first.hidden.max(1);
-        for (k, net) in nets.iter().enumerate() {
-            if net.features != first.features || net.phases != first.phases {
-                return Err(format!(
-                    "network {} has inputs '{}' and {} phases, network 1 '{}' and {}",
-                    k + 1,
-                    net.features,
-                    net.phases,
-                    first.features,
-                    first.phases
-                ));
-            }
-            net.validate_shape(inputs)
-                .map_err(|e| format!("network {}: {e}", k + 1))?;
-        }
-        let hidden: usize = nets.iter().map(|n| n.hidden).sum();
-        if hidden > MAX_HIDDEN {
-            return Err(format!(
-                "{hidden} hidden units together, at most {MAX_HIDDEN}"
-            ));
-        }
-        let share = 1.0 / nets.len() as f32;
-        let mut w2 = Vec::with_capacity(first.phases * hidden);
-        for phase in 0..first.phases {
-            for net in nets {
-                w2.extend(net.head(phase).iter().map(|w| w * share));
-            }
-        }
-        Ok(MlpWeights {
-            features: first.features.clone(),
-            hidden,
-            phases: first.phases,
-            w1: nets.iter().flat_map(|n| n.w1.iter().copied()).collect(),
-            b1: nets.iter().flat_map(|n| n.b1.iter().copied()).collect(),
-            w2,
-            b2: (0..first.phases)
-                .map(|phase| nets.iter().map(|n| n.b2[phase]).sum::<f32>() * share)
-                .collect(),
-        })
     }
 }
 
