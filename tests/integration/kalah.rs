@@ -96,22 +96,6 @@ fn perft_from_the_start() {
     assert_eq!(parts.iter().map(|p| p.1).sum::<u64>(), 1907);
 }
 
-/// Run by hand: `cargo test --release --test integration -- --ignored perft_deep_timings --nocapture`
-/// (`KALAH_PERFT_DEPTH=8` stops earlier).
-#[test]
-#[ignore]
-fn perft_deep_timings() {
-    let deepest = std::env::var("KALAH_PERFT_DEPTH")
-        .ok()
-        .and_then(|d| d.parse().ok())
-        .unwrap_or(10);
-    for depth in 7..=deepest {
-        let t = std::time::Instant::now();
-        let nodes = perft(&Kalah::start(), depth);
-        println!("perft {depth}: {nodes} in {:.2?}", t.elapsed());
-    }
-}
-
 #[test]
 fn move_order_and_list_size() {
     let start = Kalah::start();
