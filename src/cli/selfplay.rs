@@ -100,6 +100,10 @@ pub struct SelfPlayArgs {
     /// process id)
     #[arg(long, requires = "worker")]
     worker_id: Option<String>,
+    /// With --worker: leave after playing this many shards (a job slot of bounded
+    /// length; the learner hands the rest to the other workers)
+    #[arg(long, requires = "worker", value_parser = clap::value_parser!(u64).range(1..))]
+    max_shards: Option<u64>,
     /// Also write the games to a game file (PDN for draughts, the .klh record
     /// for Kalah)
     #[arg(long, visible_alias = "pdn")]
@@ -232,7 +236,6 @@ pub(super) fn selfplay_of<G: CliGame>(
     play(variant, plan, out_of(&args), args.record.as_deref())
 }
 
-/// `selfplay --config`: a shard of the next iteration of a training run.
 /// The dataset to write (clap requires it but with --worker).
 fn out_of(args: &SelfPlayArgs) -> &Path {
     args.out
@@ -240,6 +243,8 @@ fn out_of(args: &SelfPlayArgs) -> &Path {
         .expect("--out is required but with --worker")
 }
 
+/// `selfplay --config`: a shard of the next iteration of a training run, or a worker of
+/// the run.
 pub(super) fn selfplay_of_run<G: CliGame>(
     variant: G::Variant,
     args: SelfPlayArgs,
@@ -249,6 +254,12 @@ pub(super) fn selfplay_of_run<G: CliGame>(
 ) -> Result<(), CliError> {
     if let Some(dir) = &args.worker {
         return worker::<G>(variant, &args, dir, &config, &text);
+    }
+    // With --config given, clap 4.6 lets these through despite `requires = "worker"`.
+    if args.worker_id.is_some() || args.max_shards.is_some() {
+        return Err(CliError::input(
+            "--worker-id and --max-shards need --worker DIR",
+        ));
     }
     let shard = Shard::parse(&args.shard).map_err(CliError::input)?;
     let run = plan_shard::<G>(variant, &config, &text, shard, args.threads)
@@ -496,6 +507,7 @@ fn worker<G: CliGame>(
         text,
         &id,
         args.threads.unwrap_or(config.selfplay.threads),
+        args.max_shards,
         tablebase,
         &stop,
         &mut |line| println!("{line}"),

@@ -399,8 +399,9 @@ pub struct WorkSummary {
 
 /// A worker: plays the shards of the rounds of folder `dir` for the run of `config`
 /// (config text `text`) until the learner says the run is done, or is gone, or `stop` is
-/// raised. `id` names it in claims (and spreads the workers over the shards); `threads`
-/// are its self-play threads (0: all cores); `log` hears a line per shard.
+/// raised, or it has played `max_shards`. `id` names it in claims (and spreads the
+/// workers over the shards); `threads` are its self-play threads (0: all cores); `log`
+/// hears a line per shard.
 #[allow(clippy::too_many_arguments)]
 pub fn work<G: TrainGame>(
     variant: G::Variant,
@@ -409,6 +410,7 @@ pub fn work<G: TrainGame>(
     text: &str,
     id: &str,
     threads: usize,
+    max_shards: Option<u64>,
     tablebase: Option<Arc<dyn Tablebase<G>>>,
     stop: &Arc<AtomicBool>,
     log: &mut dyn FnMut(&str),
@@ -431,6 +433,10 @@ pub fn work<G: TrainGame>(
         }
         if let Ok(why) = fs::read_to_string(folder.done()) {
             summary.ended = format!("the run is done: {}", why.trim());
+            return Ok(summary);
+        }
+        if max_shards.is_some_and(|max| summary.shards >= max) {
+            summary.ended = "it has played the shards it was given (--max-shards)".to_string();
             return Ok(summary);
         }
         let learner_gone = match age(&folder.learner()) {

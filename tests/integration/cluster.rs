@@ -2,13 +2,13 @@
 //! make the same model; so do a learner and workers sharing a folder (`train --workers
 //! DIR --shards N`, `selfplay --config --worker DIR`) with 1, 2 and 3 shards, for TD and
 //! GLEM. A worker gone in the middle of a shard (its claim left behind, untouched), a
-//! worker and the learner killed with SIGKILL in the middle of the run and started again
-//! change nothing either. The runs print their `time:` summary and record each
+//! worker leaving after its `--max-shards` and the learner killed with SIGKILL in the
+//! middle of the run and started again change nothing either. The runs print their `time:` summary and record each
 //! iteration's stages (that the parts add up is a unit test on set seconds:
 //! `cli::train`: no test here asserts on measured time). `slurm.rs` runs the same under a real
 //! Slurm.
 
-use crate::common::{evalearn_ok, temp_dir};
+use crate::common::{assert_input_error, evalearn_ok, temp_dir};
 use crate::shard::{arg, config, same_model};
 
 use std::fs::File;
@@ -49,18 +49,25 @@ impl Running {
         Running::start(log, &[&args[..], &rest].concat())
     }
 
-    /// A worker of `run` named `id` with `threads` threads.
-    fn worker(run: &Path, pool: &Path, id: &str, threads: usize, log: PathBuf) -> Running {
+    /// A worker of `run` named `id` with `threads` threads, leaving after `max_shards`
+    /// if given.
+    fn worker(
+        run: &Path,
+        pool: &Path,
+        id: &str,
+        threads: usize,
+        max_shards: Option<u64>,
+        log: PathBuf,
+    ) -> Running {
         let threads = threads.to_string();
         let args = ["selfplay", "--config", arg(run), "--worker", arg(pool)];
         let rest = ["--worker-id", id, "--threads", &threads, "--no-egdb"];
-        Running::start(log, &[&args[..], &rest].concat())
-    }
-
-    fn signal(&self, signal: &str) {
-        let pid = self.child.id().to_string();
-        let status = Command::new("kill").args([signal, &pid]).status().unwrap();
-        assert!(status.success(), "kill {signal} {pid}");
+        let max = max_shards.map(|n| n.to_string());
+        let limit = match &max {
+            Some(n) => vec!["--max-shards", n.as_str()],
+            None => Vec::new(),
+        };
+        Running::start(log, &[&args[..], &rest, &limit].concat())
     }
 
     /// Waits for the process to end, which it must do with status 0; its log.
@@ -125,7 +132,7 @@ fn through_workers(dir: &Path, learner: &str, shards: u64, workers: usize, threa
     let workers: Vec<Running> = (1..=workers)
         .map(|k| {
             let log = dir.join(format!("worker-{k}.log"));
-            Running::worker(&run, &pool, &format!("worker {k}"), threads, log)
+            Running::worker(&run, &pool, &format!("worker {k}"), threads, None, log)
         })
         .collect();
     let log = learner.finish();
@@ -177,9 +184,12 @@ fn glem_makes_the_same_model_whatever_the_threads_and_shards() {
 
 /// TD over 6 iterations of 3 shards. A learner is killed while it waits for the first
 /// shards; before any worker starts, shard 1 of iteration 1 is claimed by a worker that
-/// is gone (its claim untouched for a minute): the next learner hands it out again. When iteration 1 is learned, the only worker is stopped and the
-/// learner and it are killed (SIGKILL); a learner started again goes on from the
-/// checkpoint with two new workers. The model is the one of one process.
+/// is gone (its claim untouched for a minute): the next learner hands it out again. The
+/// only worker leaves after 4 shards (`--max-shards`: iteration 1's three and one of
+/// iteration 2's), so the learner is left waiting in iteration 2 whatever the machine's
+/// speed, and is killed (SIGKILL); a learner started again goes on from the checkpoint
+/// with the shard already played and two new workers. The model is the one of one
+/// process.
 #[test]
 fn workers_and_a_learner_killed_mid_run_change_nothing() {
     let root = temp_dir("cluster-kills");
@@ -207,17 +217,16 @@ fn workers_and_a_learner_killed_mid_run_change_nothing() {
         .unwrap();
 
     let first = Running::learner(&run, &pool, 3, dir.join("learner-1.log"));
-    let worker = Running::worker(&run, &pool, "worker 1", 1, dir.join("worker-1.log"));
-    let checkpoint = dir.join("model.ckpt");
-    wait_until("iteration 1 learned", || checkpoint.exists());
-    // With its only worker stopped, the learner cannot finish the run.
-    worker.signal("-STOP");
+    let log = dir.join("worker-1.log");
+    let worker = Running::worker(&run, &pool, "worker 1", 1, Some(4), log);
+    let log = worker.finish();
     assert!(
-        !pool.join("done").exists(),
-        "the run ended before the test could stop its worker"
+        log.contains("iteration 2: shard") && log.contains("played 4 shards"),
+        "{log}"
     );
+    // Iteration 2 waits for the two shards nobody plays.
+    assert!(dir.join("model.ckpt").exists() && !pool.join("done").exists());
     drop(first);
-    drop(worker);
     let log = std::fs::read_to_string(dir.join("learner-1.log")).unwrap();
     assert!(
         log.contains("the worker playing shard 1 of 3 (a worker killed mid-shard")
@@ -229,7 +238,7 @@ fn workers_and_a_learner_killed_mid_run_change_nothing() {
     let workers: Vec<Running> = (2..=3)
         .map(|k| {
             let log = dir.join(format!("worker-{k}.log"));
-            Running::worker(&run, &pool, &format!("worker {k}"), 1, log)
+            Running::worker(&run, &pool, &format!("worker {k}"), 1, None, log)
         })
         .collect();
     let log = second.finish();
@@ -239,4 +248,20 @@ fn workers_and_a_learner_killed_mid_run_change_nothing() {
     }
     same_model::<Brazilian>(&reference, &dir);
     std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// A worker's own options are refused without `--worker`, and `--max-shards 0` with it.
+#[test]
+fn worker_options_need_a_worker() {
+    let dir = temp_dir("cluster-worker-options");
+    let run = run_config(&dir, "td", 2);
+    let out = dir.join("shard.ds");
+    let pool = dir.join("pool");
+    let shard = ["selfplay", "--config", arg(&run), "--out", arg(&out)];
+    assert_input_error(&[&shard[..], &["--max-shards", "2"]].concat());
+    assert_input_error(&[&shard[..], &["--worker-id", "w"]].concat());
+    let worker = ["selfplay", "--config", arg(&run), "--worker", arg(&pool)];
+    assert_input_error(&[&worker[..], &["--max-shards", "0"]].concat());
+    assert!(!out.exists() && !pool.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
 }
