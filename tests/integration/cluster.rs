@@ -188,8 +188,7 @@ fn glem_makes_the_same_model_whatever_the_threads_and_shards() {
 /// only worker leaves after 4 shards (`--max-shards`: iteration 1's three and one of
 /// iteration 2's), so the learner is left waiting in iteration 2 whatever the machine's
 /// speed, and is killed (SIGKILL); a learner started again goes on from the checkpoint
-/// with the shard already played and two new workers. The model is the one of one
-/// process.
+/// with two new workers. The model is the one of one process.
 #[test]
 fn workers_and_a_learner_killed_mid_run_change_nothing() {
     let root = temp_dir("cluster-kills");
