@@ -14,6 +14,22 @@ use crate::game::GameSpec;
 use crate::io::model::ModelHeader;
 use crate::search::{Limits, MAX_PLY};
 
+/// Groups of one argument: an argument that others `require` and that conflicts with
+/// some argument sits in a group alone, and the others require the group. clap 4.6 lets
+/// a missing required *argument* pass when it conflicts with one that is given
+/// (clap-rs/clap#4520: `bench --depth 2 --iterations 5` ran and ignored `--iterations`),
+/// never a missing required group.
+pub mod alone {
+    /// `selfplay --worker`, required by `--worker-id` and `--max-shards`.
+    pub const WORKER: &str = "worker-alone";
+    /// `train --workers`, required by `--shards`.
+    pub const WORKERS: &str = "workers-alone";
+    /// `bench --train`, required by `--iterations` and `--threads`.
+    pub const TRAIN: &str = "train-alone";
+    /// `match --book`, required by `--book-plies`.
+    pub const BOOK: &str = "book-alone";
+}
+
 /// `--game`: which game (and variant) a command plays.
 #[derive(Args, Debug, Clone, Default)]
 pub struct GameArg {

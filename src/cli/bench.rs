@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::args::{GameArg, load_evaluator, optional_eval};
+use super::args::{GameArg, alone, load_evaluator, optional_eval};
 use super::bench_train::{TrainBench, default_threads};
 use super::games::{Games, Job};
 use super::{CliError, CliGame};
@@ -28,15 +28,15 @@ pub struct BenchArgs {
     eval: Option<String>,
     /// Instead: how training scales with threads — the run of this config, cut to
     /// `--iterations`, trained at each of `--threads` (docs/speed.md)
-    #[arg(long, conflicts_with_all = ["depth", "eval", "game"])]
+    #[arg(long, group = alone::TRAIN, conflicts_with_all = ["depth", "eval", "game"])]
     train: Option<PathBuf>,
     /// With --train: iterations of the cut-down run
-    #[arg(long, requires = "train", default_value_t = 100,
+    #[arg(long, requires = alone::TRAIN, default_value_t = 100,
           value_parser = clap::value_parser!(u64).range(1..=100_000))]
     iterations: u64,
     /// With --train: thread counts, comma-separated (default: 1, 2, 4, … and the cores
     /// there are)
-    #[arg(long, requires = "train", value_delimiter = ',',
+    #[arg(long, requires = alone::TRAIN, value_delimiter = ',',
           value_parser = clap::value_parser!(u64).range(1..=4096))]
     threads: Vec<u64>,
 }

@@ -8,8 +8,8 @@ use std::time::Duration;
 use clap::{ArgGroup, Args};
 
 use super::args::{
-    GameArg, LimitArgs, OpeningArgs, advance, check_output, counted, eval_spec, load_evaluator,
-    progress_bar, typed_flag, write_output,
+    GameArg, LimitArgs, OpeningArgs, advance, alone, check_output, counted, eval_spec,
+    load_evaluator, progress_bar, typed_flag, write_output,
 };
 use super::book::read_book;
 use super::egdb::EgdbOption;
@@ -97,10 +97,10 @@ pub struct MatchArgs {
     egdb_for: EgdbSides,
     /// Openings from an opening book: the positions after --book-plies book moves from
     /// the start (each played twice, colours swapped)
-    #[arg(long, conflicts_with_all = ["openings", "random_plies"])]
+    #[arg(long, group = alone::BOOK, conflicts_with_all = ["openings", "random_plies"])]
     book: Option<PathBuf>,
     /// Book moves from the start to each opening of --book
-    #[arg(long, default_value_t = 4, requires = "book", value_parser = clap::value_parser!(u32).range(0..=60))]
+    #[arg(long, default_value_t = 4, requires = alone::BOOK, value_parser = clap::value_parser!(u32).range(0..=60))]
     book_plies: u32,
     /// Engine A plays from this opening book while the position is in it (moves drawn by
     /// the book's weights from each game's own random stream)

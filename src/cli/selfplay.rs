@@ -7,7 +7,7 @@ use std::time::Instant;
 use clap::{Args, Subcommand};
 
 use super::args::{
-    GameArg, LimitArgs, OpeningArgs, advance, check_output, eval_spec, load_evaluator,
+    GameArg, LimitArgs, OpeningArgs, advance, alone, check_output, eval_spec, load_evaluator,
     progress_bar, typed_flag, write_output,
 };
 use super::book::read_book;
@@ -93,16 +93,16 @@ pub struct SelfPlayArgs {
     /// With --config: be a worker of the run that `train --config CONFIG --workers DIR`
     /// learns, playing the shards of its iterations as they are published in DIR until
     /// the run is done (docs/cluster.md)
-    #[arg(long, value_name = "DIR", requires = "config",
+    #[arg(long, value_name = "DIR", requires = "config", group = alone::WORKER,
           conflicts_with_all = ["shard", "out", "record"])]
     worker: Option<PathBuf>,
     /// With --worker: its name in the claims of DIR (default: $SLURM_PROCID and the
     /// process id)
-    #[arg(long, requires = "worker")]
+    #[arg(long, requires = alone::WORKER)]
     worker_id: Option<String>,
     /// With --worker: leave after playing this many shards (a job slot of bounded
     /// length; the learner hands the rest to the other workers)
-    #[arg(long, requires = "worker", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, requires = alone::WORKER, value_parser = clap::value_parser!(u64).range(1..))]
     max_shards: Option<u64>,
     /// Also write the games to a game file (PDN for draughts, the .klh record
     /// for Kalah)
@@ -254,12 +254,6 @@ pub(super) fn selfplay_of_run<G: CliGame>(
 ) -> Result<(), CliError> {
     if let Some(dir) = &args.worker {
         return worker::<G>(variant, &args, dir, &config, &text);
-    }
-    // With --config given, clap 4.6 lets these through despite `requires = "worker"`.
-    if args.worker_id.is_some() || args.max_shards.is_some() {
-        return Err(CliError::input(
-            "--worker-id and --max-shards need --worker DIR",
-        ));
     }
     let shard = Shard::parse(&args.shard).map_err(CliError::input)?;
     let run = plan_shard::<G>(variant, &config, &text, shard, args.threads)

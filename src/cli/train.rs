@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use indicatif::{HumanDuration, MultiProgress, ProgressBar, ProgressDrawTarget};
 
-use super::args::progress_bar;
+use super::args::{alone, progress_bar};
 use super::egdb::EgdbOption;
 use super::games::{Games, Job};
 use super::interrupt;
@@ -47,11 +47,11 @@ pub struct TrainArgs {
     /// anywhere that sees DIR) play: each iteration is published in DIR and its shards
     /// are learned as they arrive (glem and td; docs/cluster.md). A run already started
     /// continues from its checkpoint
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", group = alone::WORKERS)]
     workers: Option<PathBuf>,
     /// With --workers: shards each iteration is split into (at least the workers, for
     /// the slowest to end with the others; at most the games)
-    #[arg(long, requires = "workers", default_value_t = 8,
+    #[arg(long, requires = alone::WORKERS, default_value_t = 8,
           value_parser = clap::value_parser!(u64).range(1..=100_000))]
     shards: u64,
     /// Worker threads of the fitting, the self-play games and the evaluation matches

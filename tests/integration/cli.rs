@@ -282,3 +282,46 @@ fn a_match_on_a_game_clock_reports_time_losses() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// An option that needs another is refused without it, also beside an option the other
+/// conflicts with (clap 4.6 let those through: `src/cli/args.rs`, `alone`).
+#[test]
+fn options_that_need_another_are_refused_without_it() {
+    let book = [
+        "match", "--a", "material", "--b", "material", "--games", "2",
+    ];
+    for (args, needed) in [
+        (
+            vec!["bench", "--depth", "2", "--iterations", "5"],
+            "--train",
+        ),
+        (vec!["bench", "--depth", "2", "--threads", "1"], "--train"),
+        (
+            [
+                &book[..],
+                &["--depth", "1", "--random-plies", "4", "--book-plies", "6"],
+            ]
+            .concat(),
+            "--book",
+        ),
+        (
+            vec![
+                "train",
+                "--config",
+                "configs/td.toml",
+                "--plan",
+                "--shards",
+                "3",
+            ],
+            "--workers",
+        ),
+    ] {
+        let out = evalearn(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("required") && err.contains(needed),
+            "{args:?}: {err}"
+        );
+    }
+}

@@ -8,7 +8,7 @@
 //! `cli::train`: no test here asserts on measured time). `slurm.rs` runs the same under a real
 //! Slurm.
 
-use crate::common::{assert_input_error, evalearn_ok, temp_dir};
+use crate::common::{assert_input_error, evalearn, evalearn_ok, stderr, temp_dir};
 use crate::shard::{arg, config, same_model};
 
 use std::fs::File;
@@ -257,8 +257,15 @@ fn worker_options_need_a_worker() {
     let out = dir.join("shard.ds");
     let pool = dir.join("pool");
     let shard = ["selfplay", "--config", arg(&run), "--out", arg(&out)];
-    assert_input_error(&[&shard[..], &["--max-shards", "2"]].concat());
-    assert_input_error(&[&shard[..], &["--worker-id", "w"]].concat());
+    for option in [&["--max-shards", "2"], &["--worker-id", "w"]] {
+        let refused = evalearn(&[&shard[..], option].concat());
+        assert_eq!(refused.status.code(), Some(2));
+        assert!(
+            stderr(&refused).contains("<--worker <DIR>>"),
+            "{}",
+            stderr(&refused)
+        );
+    }
     let worker = ["selfplay", "--config", arg(&run), "--worker", arg(&pool)];
     assert_input_error(&[&worker[..], &["--max-shards", "0"]].concat());
     assert!(!out.exists() && !pool.exists());
