@@ -20,6 +20,8 @@ use crate::search::{Limits, MAX_PLY};
 /// (clap-rs/clap#4520: `bench --depth 2 --iterations 5` ran and ignored `--iterations`),
 /// never a missing required group.
 pub mod alone {
+    /// `selfplay --config`, required by `--worker`.
+    pub const CONFIG: &str = "config-alone";
     /// `selfplay --worker`, required by `--worker-id` and `--max-shards`.
     pub const WORKER: &str = "worker-alone";
     /// `train --workers`, required by `--shards`.

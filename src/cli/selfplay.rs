@@ -36,7 +36,7 @@ pub struct SelfPlayArgs {
     /// Play (a shard of) the next iteration of this training run as `train` would: its
     /// learner's current model (the checkpoint beside the model, or a fresh learner), its
     /// openings, exploration, limits and game numbers; replaces the options that set those
-    #[arg(long, value_name = "FILE", conflicts_with_all = [
+    #[arg(long, value_name = "FILE", group = alone::CONFIG, conflicts_with_all = [
         "game", "eval", "games", "LimitArgs", "seed", "openings",
         "random_plies", "book", "temperature", "temperature_plies", "ply_cap", "tt_mb",
         "no_adjudicate",
@@ -93,7 +93,7 @@ pub struct SelfPlayArgs {
     /// With --config: be a worker of the run that `train --config CONFIG --workers DIR`
     /// learns, playing the shards of its iterations as they are published in DIR until
     /// the run is done (docs/cluster.md)
-    #[arg(long, value_name = "DIR", requires = "config", group = alone::WORKER,
+    #[arg(long, value_name = "DIR", requires = alone::CONFIG, group = alone::WORKER,
           conflicts_with_all = ["shard", "out", "record"])]
     worker: Option<PathBuf>,
     /// With --worker: its name in the claims of DIR (default: $SLURM_PROCID and the

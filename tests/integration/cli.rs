@@ -315,6 +315,14 @@ fn options_that_need_another_are_refused_without_it() {
             ],
             "--workers",
         ),
+        // Once a panic: the plain self-play path, with no dataset named.
+        (
+            vec![
+                "selfplay", "--eval", "material", "--games", "2", "--depth", "1", "--worker",
+                "pool",
+            ],
+            "--config",
+        ),
     ] {
         let out = evalearn(&args);
         let err = stderr(&out);
