@@ -2,12 +2,13 @@
 //! cluster for this test (Debian's slurmctld, slurmd and munge, installed with apt-get
 //! when missing) and `deploy/slurm/submit.sh` submits runs to it as one job each: the
 //! learner in the batch step, two workers as job steps. GLEM and TD (under
-//! `--export=NONE`) give the models of one `train` process. With the learner stopped
-//! (SIGSTOP, so the run cannot end meanwhile), a worker killed with SIGKILL and another's
-//! step cancelled with scancel are started again, the learner killed with SIGKILL is
-//! started again from its checkpoint, and the model is still the same; with no restarts
-//! allowed, workers killed end the job FAILED with a message, and submitting again
-//! finishes the run. A used time budget ends the job. A second submission of a queued
+//! `--export=NONE`) give the models of one `train` process. With the run held back by
+//! the test (a shard it claims itself, workers stopped with SIGSTOP, so that it cannot
+//! end meanwhile, whatever the machine's speed) and the learner stopped, a worker killed
+//! with SIGKILL and another's step cancelled with scancel are started again, the learner
+//! killed with SIGKILL is started again from its checkpoint, and the model is still the
+//! same; with no restarts allowed, workers killed end the job FAILED with a message, and
+//! submitting again finishes the run. A used time budget ends the job. A second submission of a queued
 //! run, a typo'd config, a samuel config, a finished run, requests no node can hold, a
 //! missing binary and options submit.sh sets itself are refused before anything is
 //! submitted. Nothing here waits on a clock except as a failure timeout.
@@ -18,11 +19,13 @@ use crate::shard::{arg, config, same_model};
 
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
+use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Output, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use evalearn::game::brazilian::Brazilian;
 
@@ -272,17 +275,72 @@ fn signal(pid: u32, signal: &str) {
     assert!(status.success(), "kill {signal} {pid}");
 }
 
-/// The learner of `job` (pool `pool`), stopped with SIGSTOP while the run is not done:
-/// from here on the run waits for the test.
+/// The learner of `job` (pool `pool`), stopped with SIGSTOP: from here on the run waits
+/// for the test. The callers hold the run back (a [`HeldClaim`], stopped workers), so it
+/// cannot have ended.
 fn stopped_learner(pool: &Path) -> u32 {
     let pool = pool.to_str().unwrap();
     let learner = process(&["train", "--workers", pool]);
     signal(learner, "-STOP");
-    assert!(
-        !Path::new(pool).join("done").exists(),
-        "the run ended before the test could stop its learner"
-    );
+    assert!(!Path::new(pool).join("done").exists(), "the run ended");
     learner
+}
+
+/// Shard `shard` of the first iteration of `run` (pool `pool`), claimed by the test
+/// before the job starts: no worker can play it, so the run cannot get past its first
+/// iteration until the claim is dropped, however fast the machine. The claim is touched
+/// every 200 ms, as a worker touches its own (the learner hands out again only claims
+/// untouched for 10 s); dropping it stops the touching and removes the claim.
+struct HeldClaim {
+    path: PathBuf,
+    stop: Arc<AtomicBool>,
+    toucher: Option<std::thread::JoinHandle<()>>,
+}
+
+impl HeldClaim {
+    fn new(run: &Path, pool: &Path, shard: u64) -> HeldClaim {
+        let plan = evalearn_ok(&["train", "--config", arg(run), "--plan", "--no-egdb"]);
+        let plan = text(&plan.stdout);
+        let key = plan
+            .lines()
+            .find_map(|l| l.strip_prefix("state "))
+            .unwrap_or_else(|| panic!("no state in the plan: {plan}"));
+        let round = pool.join("rounds").join(key);
+        std::fs::create_dir_all(&round).unwrap();
+        let path = round.join(format!("claim-{shard}"));
+        std::fs::write(&path, "held by the test\n").unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let toucher = {
+            let (path, stop) = (path.clone(), Arc::clone(&stop));
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    let file = File::options().write(true).open(&path).unwrap();
+                    file.set_modified(SystemTime::now()).unwrap();
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+            })
+        };
+        HeldClaim {
+            path,
+            stop,
+            toucher: Some(toucher),
+        }
+    }
+
+    /// The folder of the round the claim is in.
+    fn round(&self) -> &Path {
+        self.path.parent().unwrap()
+    }
+}
+
+impl Drop for HeldClaim {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(toucher) = self.toucher.take() {
+            let _ = toucher.join();
+        }
+        let _ = std::fs::remove_file(&self.path);
+    }
 }
 
 /// Worker `k`'s evalearn process in `job`.
@@ -375,21 +433,56 @@ fn td_without_environment(cluster: &Cluster, root: &Path, reference: &Path) {
     same_model::<Brazilian>(reference, &dir);
 }
 
-/// TD, 6 iterations, 2 workers, 3 shards an iteration. Once iteration 1 is learned the
-/// learner is stopped; worker 1 is killed (SIGKILL), worker 2's step cancelled (scancel):
-/// both are started again. Then the learner is killed (SIGKILL): it is started again and
-/// resumes from its checkpoint. The model is the one of one process.
+/// TD, 6 iterations, 2 workers, 3 shards an iteration. The test holds shard 3 of
+/// iteration 1 until both workers are stopped, then plays it itself: iteration 1 is
+/// learned and the run waits in iteration 2. The learner is stopped; worker 1 is killed
+/// (SIGKILL), worker 2's step cancelled (scancel): both are started again. Then the
+/// learner is killed (SIGKILL): it is started again and resumes from its checkpoint. The
+/// model is the one of one process.
 fn killed_and_started_again(cluster: &Cluster, root: &Path, reference: &Path) {
     let dir = root.join("kills");
     let run = run_config(&dir, "td", 6);
+    let pool = dir.join("work/pool");
+    let held = HeldClaim::new(&run, &pool, 3);
     let job = submit_ok(cluster, &dir, &["--shards", "3", arg(&run), "work", "2"]);
     let work = dir.join("work").canonicalize().unwrap();
+    // The workers play shards 1 and 2 of iteration 1 and wait for the held one; stopped
+    // there, they play nothing more. Shard 3 is then played by a worker of the test's
+    // own that leaves after it: iteration 1 is learned and iteration 2 waits.
+    wait_until("shards 1 and 2 played", || {
+        (1..=2).all(|k| held.round().join(format!("shard-{k}.ds")).exists())
+    });
+    let workers = [worker(&job, 1), worker(&job, 2)];
+    for pid in workers {
+        signal(pid, "-STOP");
+    }
+    drop(held);
+    let third = [
+        "selfplay",
+        "--config",
+        arg(&run),
+        "--worker",
+        arg(&pool),
+        "--worker-id",
+        "the test",
+        "--threads",
+        "1",
+        "--no-egdb",
+        "--max-shards",
+        "1",
+    ];
+    let out = evalearn_ok(&third);
+    assert!(
+        text(&out.stdout).contains("played 1 shards"),
+        "{}",
+        text(&out.stdout)
+    );
     let checkpoint = dir.join("model.ckpt");
     wait_until("iteration 1 learned", || checkpoint.exists());
     let learner = stopped_learner(&work.join("pool"));
 
-    signal(worker(&job, 1), "-KILL");
-    worker(&job, 2);
+    signal(workers[0], "-KILL");
+    signal(workers[1], "-CONT");
     let steps = cluster.client(&["squeue", "-h", "--steps", "-o", "%i %j"]);
     let step = steps
         .lines()
@@ -423,14 +516,15 @@ fn killed_and_started_again(cluster: &Cluster, root: &Path, reference: &Path) {
 }
 
 /// TD, 6 iterations, `--restarts 0`: both workers killed while the learner is stopped
-/// end the job FAILED, saying why; submitted again, the run finishes with the model of
-/// one process.
+/// (and the test holds a shard of iteration 1) end the job FAILED, saying why; submitted
+/// again, the run finishes with the model of one process.
 fn no_restarts_fail_loudly(cluster: &Cluster, root: &Path, reference: &Path) {
     let dir = root.join("no-restarts");
     let run = run_config(&dir, "td", 6);
     let args = [arg(&run), "work", "2"];
+    // Iteration 1 cannot end while the test holds one of its shards.
+    let held = HeldClaim::new(&run, &dir.join("work/pool"), 1);
     let job = submit_ok(cluster, &dir, &[&["--restarts", "0"][..], &args].concat());
-    wait_until("the job's folder", || dir.join("work/pool").exists());
     let work = dir.join("work").canonicalize().unwrap();
     stopped_learner(&work.join("pool"));
     for k in 1..=2 {
@@ -445,6 +539,7 @@ fn no_restarts_fail_loudly(cluster: &Cluster, root: &Path, reference: &Path) {
         "{log}"
     );
 
+    drop(held);
     let again = submit_ok(cluster, &dir, &args);
     let jobs = cluster.settle(&dir);
     let log = run_log(&work, &again);
