@@ -149,14 +149,15 @@ fn age(path: &Path) -> Option<Duration> {
     )
 }
 
-/// Touches `path` every [`HEARTBEAT`] from a thread of its own, until dropped.
-struct Heartbeat {
+/// Touches `path` (if it is there) every [`HEARTBEAT`] from a thread of its own, until
+/// dropped: a live worker's claim, a live learner.
+pub struct Heartbeat {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl Heartbeat {
-    fn start(path: PathBuf) -> Heartbeat {
+    pub fn start(path: PathBuf) -> Heartbeat {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
         let thread = std::thread::spawn(move || {

@@ -3,10 +3,10 @@
 //! DIR --shards N`, `selfplay --config --worker DIR`) with 1, 2 and 3 shards, for TD and
 //! GLEM. A worker gone in the middle of a shard (its claim left behind, untouched), a
 //! worker leaving after its `--max-shards` and the learner killed with SIGKILL in the
-//! middle of the run and started again change nothing either. The runs print their `time:` summary and record each
-//! iteration's stages (that the parts add up is a unit test on set seconds:
-//! `cli::train`: no test here asserts on measured time). `slurm.rs` runs the same under a real
-//! Slurm.
+//! middle of the run and started again change nothing either. The runs print their
+//! `time:` summary and record each iteration's stages (that the parts add up is a unit
+//! test on set seconds: `cli::train`: no test here asserts on measured time). `slurm.rs`
+//! runs the same under a real Slurm.
 
 use crate::common::{assert_input_error, evalearn, evalearn_ok, stderr, temp_dir};
 use crate::shard::{arg, config, same_model};
@@ -23,7 +23,7 @@ use evalearn::learn::train::MetricsLine;
 const TIMEOUT: Duration = Duration::from_secs(600);
 
 /// A process of the test writing to a log file; killed if the test fails before it ends.
-struct Running {
+pub(crate) struct Running {
     child: Child,
     log: PathBuf,
 }
@@ -51,7 +51,7 @@ impl Running {
 
     /// A worker of `run` named `id` with `threads` threads, leaving after `max_shards`
     /// if given.
-    fn worker(
+    pub(crate) fn worker(
         run: &Path,
         pool: &Path,
         id: &str,
@@ -71,7 +71,7 @@ impl Running {
     }
 
     /// Waits for the process to end, which it must do with status 0; its log.
-    fn finish(mut self) -> String {
+    pub(crate) fn finish(mut self) -> String {
         let started = Instant::now();
         let status = loop {
             if let Some(status) = self.child.try_wait().unwrap() {

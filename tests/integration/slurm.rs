@@ -1,33 +1,32 @@
 //! Training on a real Slurm cluster: `deploy/slurm/test-cluster.sh` starts a single-node
-//! cluster for this test (Debian's slurmctld, slurmd and munge, installed with apt-get
-//! when missing) and `deploy/slurm/submit.sh` submits runs to it as one job each: the
-//! learner in the batch step, two workers as job steps. GLEM and TD (under
-//! `--export=NONE`) give the models of one `train` process. With the run held back by
-//! the test (a shard it claims itself, workers stopped with SIGSTOP, so that it cannot
-//! end meanwhile, whatever the machine's speed) and the learner stopped, a worker killed
-//! with SIGKILL and another's step cancelled with scancel are started again, the learner
-//! killed with SIGKILL is started again from its checkpoint, and the model is still the
-//! same; with no restarts allowed, workers killed end the job FAILED with a message, and
-//! submitting again finishes the run. A used time budget ends the job. A second submission of a queued
-//! run, a typo'd config, a samuel config, a finished run, requests no node can hold, a
-//! missing binary and options submit.sh sets itself are refused before anything is
-//! submitted. Nothing here waits on a clock except as a failure timeout.
+//! cluster for this test (Debian's slurmctld, slurmd and munge, installed with apt-get when
+//! missing) and `deploy/slurm/submit.sh` submits runs to it as one job each: the learner in
+//! the batch step, two workers as job steps. GLEM and TD (under `--export=NONE`) give the
+//! models of one `train` process. With the run held back by the test (a shard it claims
+//! itself, workers stopped with SIGSTOP, so that it cannot end meanwhile, whatever the
+//! machine's speed) and the learner stopped, a worker killed with SIGKILL and another's
+//! step cancelled with scancel are started again, the learner killed with SIGKILL is
+//! started again from its checkpoint, and the model is still the same; with no restarts
+//! allowed, workers killed end the job FAILED with a message, and submitting again finishes
+//! the run. A used time budget ends the job. A second submission of a queued run, a typo'd
+//! config, a samuel config, a finished run, requests no node can hold, a missing binary and
+//! options submit.sh sets itself are refused before anything is submitted. Nothing here
+//! waits on a clock except as a failure timeout.
 
-use crate::cluster::run_config;
+use crate::cluster::{Running, run_config};
 use crate::common::{evalearn_ok, temp_dir};
 use crate::shard::{arg, config, same_model};
 
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
-use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Output, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use evalearn::game::brazilian::Brazilian;
+use evalearn::learn::cluster::Heartbeat;
 
 /// Longest wait for a job to end before the test fails (the runs take seconds).
 const TIMEOUT: Duration = Duration::from_secs(900);
@@ -289,12 +288,11 @@ fn stopped_learner(pool: &Path) -> u32 {
 /// Shard `shard` of the first iteration of `run` (pool `pool`), claimed by the test
 /// before the job starts: no worker can play it, so the run cannot get past its first
 /// iteration until the claim is dropped, however fast the machine. The claim is touched
-/// every 200 ms, as a worker touches its own (the learner hands out again only claims
-/// untouched for 10 s); dropping it stops the touching and removes the claim.
+/// as a worker touches its own (the learner hands out again only claims untouched for
+/// 10 s); dropping it removes the claim.
 struct HeldClaim {
     path: PathBuf,
-    stop: Arc<AtomicBool>,
-    toucher: Option<std::thread::JoinHandle<()>>,
+    _heartbeat: Heartbeat,
 }
 
 impl HeldClaim {
@@ -309,21 +307,9 @@ impl HeldClaim {
         std::fs::create_dir_all(&round).unwrap();
         let path = round.join(format!("claim-{shard}"));
         std::fs::write(&path, "held by the test\n").unwrap();
-        let stop = Arc::new(AtomicBool::new(false));
-        let toucher = {
-            let (path, stop) = (path.clone(), Arc::clone(&stop));
-            std::thread::spawn(move || {
-                while !stop.load(Ordering::Relaxed) {
-                    let file = File::options().write(true).open(&path).unwrap();
-                    file.set_modified(SystemTime::now()).unwrap();
-                    std::thread::sleep(Duration::from_millis(200));
-                }
-            })
-        };
         HeldClaim {
+            _heartbeat: Heartbeat::start(path.clone()),
             path,
-            stop,
-            toucher: Some(toucher),
         }
     }
 
@@ -334,11 +320,9 @@ impl HeldClaim {
 }
 
 impl Drop for HeldClaim {
+    /// The heartbeat touches only a file that is there: once removed, the claim stays
+    /// gone.
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(toucher) = self.toucher.take() {
-            let _ = toucher.join();
-        }
         let _ = std::fs::remove_file(&self.path);
     }
 }
@@ -457,26 +441,9 @@ fn killed_and_started_again(cluster: &Cluster, root: &Path, reference: &Path) {
         signal(pid, "-STOP");
     }
     drop(held);
-    let third = [
-        "selfplay",
-        "--config",
-        arg(&run),
-        "--worker",
-        arg(&pool),
-        "--worker-id",
-        "the test",
-        "--threads",
-        "1",
-        "--no-egdb",
-        "--max-shards",
-        "1",
-    ];
-    let out = evalearn_ok(&third);
-    assert!(
-        text(&out.stdout).contains("played 1 shards"),
-        "{}",
-        text(&out.stdout)
-    );
+    let log = Running::worker(&run, &pool, "the test", 1, Some(1), dir.join("third.log"));
+    let log = log.finish();
+    assert!(log.contains("played 1 shards"), "{log}");
     let checkpoint = dir.join("model.ckpt");
     wait_until("iteration 1 learned", || checkpoint.exists());
     let learner = stopped_learner(&work.join("pool"));
