@@ -21,6 +21,11 @@ pub trait ExactMover<G: Game>: Send {
     /// A move keeping the value of `pos`, with its search score, if this mover knows
     /// one (within its cap).
     fn exact_move(&mut self, pos: &G) -> Option<(G::Move, i32)>;
+
+    /// A new game starts: a mover whose capped solves use what earlier positions left
+    /// behind forgets it, so a game's moves do not depend on which games the worker
+    /// played before (which the scheduling decides).
+    fn new_game(&mut self) {}
 }
 
 /// A game with a perfect player (the `perfect` side of a match); a game without one
@@ -77,6 +82,11 @@ pub struct PerfectPlayer<G: EvalGame> {
 }
 
 impl<G: EvalGame> Player<G> for PerfectPlayer<G> {
+    fn new_game(&mut self) -> Result<(), String> {
+        self.exact.new_game();
+        self.fallback.new_game()
+    }
+
     fn think(
         &mut self,
         record: &GameRecord<G>,

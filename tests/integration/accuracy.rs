@@ -4,9 +4,10 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use evalearn::accuracy::{self, Case, Settings};
-use evalearn::arena::perfect::{PerfectGame, parse_spec};
+use evalearn::arena::perfect::{ExactMover, Perfect, PerfectGame, parse_spec};
 use evalearn::arena::players::{Contender, Player};
 use evalearn::eval::Evaluator;
 use evalearn::game::brazilian::Brazilian;
@@ -17,7 +18,7 @@ use evalearn::game::kalah::accuracy as kalah;
 use evalearn::game::kalah::evaluators::KalahEval;
 use evalearn::game::kalah::solve::Solver;
 use evalearn::game::kalah::solve::cache::{CachedSolver, SolvedCache};
-use evalearn::game::kalah::{A, B, Kalah, KalahRules};
+use evalearn::game::kalah::{A, B, Kalah, KalahMove, KalahRules};
 use evalearn::game::{Game, GameRecord};
 use evalearn::search::{Limits, SearchConfig, Searcher, Tablebase};
 
@@ -179,6 +180,28 @@ fn the_capped_solver_gives_up_and_stays_right() {
     assert_eq!(solution.value, fresh.solve(&start).unwrap().value);
     let after = start.play(mv);
     assert_eq!(-fresh.solve(&after).unwrap().value, solution.value);
+}
+
+/// A perfect player tells its exact mover when a game starts (the Kalah solver then
+/// forgets what earlier games' capped solves left in its table).
+#[test]
+fn a_perfect_player_passes_a_new_game_on() {
+    struct Counting(Arc<AtomicUsize>);
+    impl ExactMover<Kalah> for Counting {
+        fn exact_move(&mut self, _: &Kalah) -> Option<(KalahMove, i32)> {
+            None
+        }
+        fn new_game(&mut self) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    let games = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&games);
+    let perfect = Perfect::new(move || Box::new(Counting(Arc::clone(&counter))), None);
+    let mut player = perfect.player(1).unwrap();
+    player.start_game(7).unwrap();
+    player.new_game().unwrap();
+    assert_eq!(games.load(Ordering::Relaxed), 2);
 }
 
 #[test]

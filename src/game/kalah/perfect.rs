@@ -27,6 +27,10 @@ impl ExactMover<Kalah> for SolverMover {
         let (mv, solution) = self.solver.best_move_capped(pos, self.node_cap).ok()??;
         Some((mv, end_score::<Kalah>(solution.value, 0)))
     }
+
+    fn new_game(&mut self) {
+        self.solver.forget();
+    }
 }
 
 impl PerfectGame for Kalah {
@@ -63,4 +67,30 @@ fn solver_mover(
     let solver = Solver::new(rules, SOLVER_TT_MIB, Some(Arc::clone(db)))
         .expect("the database was built for these rules");
     Box::new(SolverMover { solver, node_cap })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A capped solve that fails leaves its bounds in the table, so a second try within
+    /// the game can succeed; a new game starts as a fresh solver does.
+    #[test]
+    fn a_new_game_forgets_the_capped_solves() {
+        let rules = KalahRules {
+            stones: 2,
+            empty_capture: false,
+        };
+        let start = Kalah::start_of(rules);
+        let solver = || Solver::new(rules, 16, None).unwrap();
+        let needed = solver().solve(&start).unwrap().nodes;
+        let mut mover = SolverMover {
+            solver: solver(),
+            node_cap: needed - 1,
+        };
+        assert_eq!(mover.exact_move(&start), None);
+        assert!(mover.exact_move(&start).is_some());
+        mover.new_game();
+        assert_eq!(mover.exact_move(&start), None);
+    }
 }

@@ -156,6 +156,11 @@ impl Solver {
         &self.table
     }
 
+    /// Empties the table: later solves (capped ones included) behave as a new solver's.
+    pub fn forget(&mut self) {
+        self.table.clear();
+    }
+
     /// The endgame database, if any.
     pub fn db(&self) -> Option<&EndgameDb> {
         self.db.as_deref()
