@@ -5,6 +5,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use super::players::{Contender, Engine, Player};
@@ -50,6 +51,23 @@ pub trait PerfectGame: EvalGame {
 pub struct Perfect<G: EvalGame> {
     make: Box<dyn Fn() -> Box<dyn ExactMover<G>> + Send + Sync>,
     fallback: Engine<G, AnyEvaluator<G>>,
+    moves: Arc<PerfectMoves>,
+}
+
+/// The moves a perfect contender's players have made so far, and how many of them were
+/// exact (the rest the fallback search's): how perfect "perfect" was in a match.
+#[derive(Debug, Default)]
+pub struct PerfectMoves {
+    exact: AtomicU64,
+    searched: AtomicU64,
+}
+
+impl PerfectMoves {
+    /// (exact moves, all moves).
+    pub fn counts(&self) -> (u64, u64) {
+        let exact = self.exact.load(Ordering::Relaxed);
+        (exact, exact + self.searched.load(Ordering::Relaxed))
+    }
 }
 
 impl<G: EvalGame> Perfect<G> {
@@ -60,7 +78,13 @@ impl<G: EvalGame> Perfect<G> {
         Perfect {
             make: Box::new(make),
             fallback: Engine::new(AnyEvaluator::baseline(), tablebase),
+            moves: Arc::default(),
         }
+    }
+
+    /// The moves its players have made so far (shared with them).
+    pub fn moves(&self) -> Arc<PerfectMoves> {
+        Arc::clone(&self.moves)
     }
 }
 
@@ -71,6 +95,7 @@ impl<G: EvalGame> Contender<G> for Perfect<G> {
         Ok(PerfectPlayer {
             exact: (self.make)(),
             fallback: self.fallback.player(tt_mib)?,
+            moves: self.moves(),
         })
     }
 }
@@ -79,6 +104,7 @@ impl<G: EvalGame> Contender<G> for Perfect<G> {
 pub struct PerfectPlayer<G: EvalGame> {
     exact: Box<dyn ExactMover<G>>,
     fallback: Searcher<G, AnyEvaluator<G>>,
+    moves: Arc<PerfectMoves>,
 }
 
 impl<G: EvalGame> Player<G> for PerfectPlayer<G> {
@@ -93,7 +119,13 @@ impl<G: EvalGame> Player<G> for PerfectPlayer<G> {
         limits: &Limits,
     ) -> Result<SearchResult<G>, String> {
         let started = Instant::now();
-        match self.exact.exact_move(record.position()) {
+        let exact = self.exact.exact_move(record.position());
+        let counter = match exact {
+            Some(_) => &self.moves.exact,
+            None => &self.moves.searched,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        match exact {
             Some((mv, score)) => Ok(SearchResult {
                 best_move: Some(mv),
                 score,

@@ -219,10 +219,6 @@ impl SideSpec {
         }
     }
 
-    fn is_perfect(&self) -> bool {
-        matches!(self, SideSpec::Perfect(_))
-    }
-
     fn eval(&self) -> Option<&EvalSpec> {
         match self {
             SideSpec::Eval(spec) => Some(spec),
@@ -316,6 +312,13 @@ pub(super) fn run_match_of<G: CliGame>(
     }
     let config = match_config(&args)?;
     let (side_a, side_b) = match_sides::<G>(variant, &args, &spec_a, &spec_b)?;
+    // With one side perfect, what the other loses to it and how perfect it was.
+    let perfect_side = match (&side_a.inner, &side_b.inner) {
+        (MatchSide::Perfect(_), MatchSide::Perfect(_)) => None,
+        (MatchSide::Perfect(p), _) => Some((PerfectSide::A, p.moves())),
+        (_, MatchSide::Perfect(p)) => Some((PerfectSide::B, p.moves())),
+        _ => None,
+    };
     let openings = match_openings::<G>(variant, &args, config.pairs)?;
     // Ctrl-C ends the games in progress; the pairs counted so far make the report.
     let stop = interrupt::flag();
@@ -340,11 +343,10 @@ pub(super) fn run_match_of<G: CliGame>(
             config.pairs
         );
     }
-    let perfect = match (spec_a.is_perfect(), spec_b.is_perfect()) {
-        (true, false) => Some(PerfectSide::A),
-        (false, true) => Some(PerfectSide::B),
-        _ => None,
-    };
+    let perfect = perfect_side.map(|(side, moves)| {
+        let (exact, moves) = moves.counts();
+        PerfectPlay { side, exact, moves }
+    });
     print_report(&outcome, &names, &config, perfect);
     if let Some(path) = &args.record {
         let text = outcome
@@ -564,11 +566,39 @@ fn time_forfeits<G: CliGame>(outcome: &MatchOutcome<G>) -> (usize, usize) {
     lost
 }
 
+/// The perfect side of a match and how many of its moves were exact.
+#[derive(Clone, Copy)]
+struct PerfectPlay {
+    side: PerfectSide,
+    exact: u64,
+    /// All its moves, in the games in progress at a stop too.
+    moves: u64,
+}
+
+impl PerfectPlay {
+    fn line(&self) -> String {
+        let side = match self.side {
+            PerfectSide::A => 'A',
+            PerfectSide::B => 'B',
+        };
+        let share = if self.moves == 0 {
+            0.0
+        } else {
+            100.0 * self.exact as f64 / self.moves as f64
+        };
+        format!(
+            "exact moves  {side} (perfect) played {} of its {} moves exactly ({share:.1}%), the \
+             rest with the search",
+            self.exact, self.moves
+        )
+    }
+}
+
 fn print_report<G: CliGame>(
     outcome: &MatchOutcome<G>,
     names: &(String, String),
     config: &MatchConfig,
-    perfect: Option<PerfectSide>,
+    perfect: Option<PerfectPlay>,
 ) {
     let t = &outcome.tally.trinomial;
     let e = outcome.tally.estimate();
@@ -605,9 +635,12 @@ fn print_report<G: CliGame>(
         outcome.tally.pentanomial.counts
     );
     if let Some(summary) = margins::summarise(&outcome.pairs) {
-        for line in summary.lines(G::SCORE_UNITS, perfect) {
+        for line in summary.lines(G::SCORE_UNITS, perfect.map(|p| p.side)) {
             println!("{line}");
         }
+    }
+    if let Some(play) = perfect {
+        println!("{}", play.line());
     }
     if let (Some(result), Some(params)) = (&outcome.sprt, &config.sprt) {
         println!(
@@ -633,7 +666,7 @@ fn report_json<G: CliGame>(
     outcome: &MatchOutcome<G>,
     names: &(String, String),
     config: &MatchConfig,
-    perfect: Option<PerfectSide>,
+    perfect: Option<PerfectPlay>,
 ) -> String {
     let t = &outcome.tally.trinomial;
     let e = outcome.tally.estimate();
@@ -655,9 +688,13 @@ fn report_json<G: CliGame>(
         "pentanomial": outcome.tally.pentanomial.counts,
     });
     if let Some(summary) = margins::summarise(&outcome.pairs) {
-        for (key, value) in summary.json(G::SCORE_UNITS, perfect) {
+        for (key, value) in summary.json(G::SCORE_UNITS, perfect.map(|p| p.side)) {
             json[key] = value;
         }
+    }
+    if let Some(play) = perfect {
+        json["perfect_moves"] = play.moves.into();
+        json["perfect_exact_moves"] = play.exact.into();
     }
     if config.clock.is_some() {
         let (a, b) = time_forfeits(outcome);

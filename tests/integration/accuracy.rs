@@ -413,6 +413,48 @@ fn a_match_against_perfect_play_never_favours_the_model() {
     assert!(score <= 50.0, "{text}");
 }
 
+/// The report says how many of the perfect side's moves were exact: from an opening of
+/// five pieces with a capture to make, the perfect side searches its one move there when
+/// it has White, and every later position is in the 4-piece database.
+#[test]
+fn a_match_counts_the_perfect_sides_exact_moves() {
+    let (egdb, _) = database(4);
+    let dir = temp_dir("perfect-exact-moves");
+    let openings = dir.join("opening.fen");
+    std::fs::write(&openings, "W:W22,K30:B18,K1,K5\n").unwrap();
+    let json = dir.join("match.json");
+    let out = evalearn_ok(&[
+        "match",
+        "--a",
+        "material",
+        "--b",
+        "perfect",
+        "--egdb",
+        egdb.to_str().unwrap(),
+        "--openings",
+        openings.to_str().unwrap(),
+        "--games",
+        "2",
+        "--depth",
+        "2",
+        "--threads",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let json = json_of(&json);
+    let moves = json["perfect_moves"].as_u64().unwrap();
+    let exact = json["perfect_exact_moves"].as_u64().unwrap();
+    assert_eq!(moves - exact, 1, "{text}");
+    assert!(
+        text.contains(&format!(
+            "exact moves  B (perfect) played {exact} of its {moves} moves exactly"
+        )),
+        "{text}"
+    );
+}
+
 #[test]
 fn bad_input_is_refused_naming_the_flag() {
     let (dir, _) = database(3);

@@ -167,6 +167,36 @@ fn perfect_play_never_gives_up_value_over_a_pair() {
         )),
         "{text}"
     );
+    // Every turn of Kalah(6,1) is in the 12-stone database: all of perfect's are exact.
+    let turns = perfect_turns(&dir.join("stores-perfect.klh"));
+    assert_eq!(json["perfect_moves"], turns);
+    assert_eq!(json["perfect_exact_moves"], turns);
+    assert!(
+        text.contains(&format!(
+            "exact moves  B (perfect) played {turns} of its {turns} moves exactly (100.0%)"
+        )),
+        "{text}"
+    );
+}
+
+/// The turns B played in the recorded games.
+fn perfect_turns(record: &Path) -> u64 {
+    let rules = KalahRules::parse("6:1").unwrap();
+    let games: Vec<SavedGame<Kalah>> =
+        Kalah::read_games(rules, &std::fs::read_to_string(record).unwrap()).unwrap();
+    games
+        .iter()
+        .map(|game| {
+            // A's turns are the even ones when it moved first.
+            let b_first = !game.tag("A").unwrap().starts_with("A: ");
+            let odd = game.moves.len() as u64 / 2;
+            if b_first {
+                game.moves.len() as u64 - odd
+            } else {
+                odd
+            }
+        })
+        .sum()
 }
 
 #[test]
