@@ -22,6 +22,16 @@ pub enum PerfectSide {
     B,
 }
 
+impl PerfectSide {
+    /// The side's letter in the report.
+    pub fn letter(self) -> char {
+        match self {
+            PerfectSide::A => 'A',
+            PerfectSide::B => 'B',
+        }
+    }
+}
+
 /// The margins of a match's games.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MarginSummary {

@@ -577,10 +577,7 @@ struct PerfectPlay {
 
 impl PerfectPlay {
     fn line(&self) -> String {
-        let side = match self.side {
-            PerfectSide::A => 'A',
-            PerfectSide::B => 'B',
-        };
+        let side = self.side.letter();
         let share = if self.moves == 0 {
             0.0
         } else {
