@@ -11,7 +11,7 @@
 //! the run. A used time budget ends the job. A second submission of a queued run, a typo'd
 //! config, a samuel config, a finished run, requests no node can hold, a missing binary and
 //! options submit.sh sets itself are refused before anything is submitted. Nothing here
-//! waits on a clock except as a failure timeout.
+//! waits on a clock.
 
 use crate::cluster::{Running, run_config};
 use crate::common::{evalearn_ok, temp_dir};
@@ -23,13 +23,10 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use evalearn::game::brazilian::Brazilian;
 use evalearn::learn::cluster::Heartbeat;
-
-/// Longest wait for a job to end before the test fails (the runs take seconds).
-const TIMEOUT: Duration = Duration::from_secs(900);
 
 fn slurm_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/slurm")
@@ -131,7 +128,6 @@ impl Cluster {
 
     /// Waits until no job submitted from `dir` is pending or running; the final jobs.
     fn settle(&self, dir: &Path) -> BTreeMap<u64, BTreeMap<String, String>> {
-        let started = Instant::now();
         loop {
             let jobs = self.jobs(dir);
             let busy = jobs.values().any(|job| {
@@ -143,11 +139,6 @@ impl Cluster {
             if !busy {
                 return jobs;
             }
-            assert!(
-                started.elapsed() < TIMEOUT,
-                "jobs of {} still queued after {TIMEOUT:?}: {jobs:#?}",
-                dir.display()
-            );
             std::thread::sleep(Duration::from_millis(500));
         }
     }
@@ -230,11 +221,11 @@ fn run_log(work: &Path, job: &Submitted) -> String {
     std::fs::read_to_string(work.join(format!("logs/run.job-{}.log", job.id))).unwrap_or_default()
 }
 
-/// Waits until `ready` holds (a failure timeout only).
+/// Waits until `ready` holds (`what`, named in the log for whoever finds a run stuck).
+/// No clock: a wait that never ends is a failure the CI's own time limit reports.
 fn wait_until(what: &str, ready: impl Fn() -> bool) {
-    let started = Instant::now();
+    eprintln!("waiting until {what}");
     while !ready() {
-        assert!(started.elapsed() < TIMEOUT, "{what}: not after {TIMEOUT:?}");
         std::thread::sleep(Duration::from_millis(20));
     }
 }
