@@ -19,8 +19,6 @@ use std::time::{Duration, SystemTime};
 use evalearn::game::brazilian::Brazilian;
 use evalearn::learn::train::MetricsLine;
 
-/// Longest wait for a run to end before the test fails (the runs take a second or two).
-
 /// A process of the test writing to a log file; killed if the test fails before it ends.
 pub(crate) struct Running {
     child: Child,
