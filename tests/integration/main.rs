@@ -1,6 +1,6 @@
 //! evalearn's integration tests, one module per area, built as one test binary (each
-//! binary of a fat-LTO release build costs about 16 s to link; one instead of twenty
-//! saves minutes of every `cargo test --release`).
+//! test binary links the whole release build: one instead of twenty saves minutes of
+//! every `cargo test --release`).
 
 mod common;
 
