@@ -8,7 +8,9 @@
 //! test on set seconds: `cli::train`: no test here asserts on measured time). `slurm.rs`
 //! runs the same under a real Slurm.
 
-use crate::common::{assert_input_error, evalearn, evalearn_ok, stderr, temp_dir};
+use crate::common::{
+    assert_input_error, evalearn, evalearn_ok, stderr, temp_dir, wait_until_ready,
+};
 use crate::shard::{arg, config, same_model};
 
 use std::fs::File;
@@ -76,16 +78,10 @@ impl Running {
         log
     }
 
-    /// Waits until `ready` holds, which this process must bring about: if it ends first,
-    /// the test fails, however fast or busy the machine.
+    /// Waits until `ready` holds, which this process must bring about
+    /// ([`wait_until_ready`]).
     fn wait_until(&mut self, what: &str, ready: impl Fn() -> bool) {
-        while !ready() {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                assert!(ready(), "{what}: the process ended ({status}) first");
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        wait_until_ready(&mut self.child, what, ready);
     }
 }
 

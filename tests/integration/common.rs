@@ -94,6 +94,19 @@ pub fn evalearn_ok(args: &[&str]) -> Output {
     out
 }
 
+/// Waits until `ready` holds, which `child` must bring about: if it ends first (and
+/// `ready` still does not hold), the test fails with `what`. No clock, so however fast or
+/// busy the machine; a child that hangs is a failure the CI's own time limit reports.
+pub fn wait_until_ready(child: &mut std::process::Child, what: &str, ready: impl Fn() -> bool) {
+    while !ready() {
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(ready(), "{what}: the process ended ({status}) first");
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
 /// A running `evalearn` subcommand driven through pipes; its output lines arrive on a
 /// channel and are kept as a transcript for failure messages.
 pub struct Piped {

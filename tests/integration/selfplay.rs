@@ -3,11 +3,10 @@
 //! whose statistics make sense.
 
 use crate::common;
-use common::{evalearn, evalearn_ok, temp_dir};
+use common::{evalearn, evalearn_ok, temp_dir, wait_until_ready};
 
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use evalearn::game::Game;
 use evalearn::game::brazilian::Brazilian;
@@ -117,14 +116,10 @@ fn a_killed_run_leaves_every_finished_game_readable() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    // Wait until a few dozen games are in the file, then kill the run mid-write. No
-    // clock: the run must not end first.
-    while std::fs::metadata(&out).map_or(0, |m| m.len()) < 40_000 {
-        if let Some(status) = child.try_wait().unwrap() {
-            panic!("selfplay ended ({status}) before writing 40,000 bytes");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    // Wait until a few dozen games are in the file, then kill the run mid-write.
+    wait_until_ready(&mut child, "selfplay writing 40,000 bytes", || {
+        std::fs::metadata(&out).map_or(0, |m| m.len()) >= 40_000
+    });
     child.kill().unwrap();
     child.wait().unwrap();
     let data = Dataset::<Brazilian>::read(&out, Some(Brazilian::NAME)).unwrap();

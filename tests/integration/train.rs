@@ -3,11 +3,10 @@
 //! are rejected with the key's name.
 
 use crate::common;
-use common::{evalearn, temp_dir};
+use common::{evalearn, temp_dir, wait_until_ready};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use evalearn::accuracy::heldout::HeldOut;
 use evalearn::eval::Evaluator;
@@ -251,13 +250,9 @@ fn ctrl_c_keeps_a_checkpoint_and_resume_finishes_the_run() {
         .spawn()
         .unwrap();
     // Interrupt once the first checkpoint exists.
-    // No clock: the run must not end first.
-    while !dir.join("samuel.ckpt").exists() {
-        if let Some(status) = child.try_wait().unwrap() {
-            panic!("train ended ({status}) without a checkpoint");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_until_ready(&mut child, "train writing a checkpoint", || {
+        dir.join("samuel.ckpt").exists()
+    });
     let status = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
