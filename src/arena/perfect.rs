@@ -119,25 +119,25 @@ impl<G: EvalGame> Player<G> for PerfectPlayer<G> {
         limits: &Limits,
     ) -> Result<SearchResult<G>, String> {
         let started = Instant::now();
-        let exact = self.exact.exact_move(record.position());
-        let counter = match exact {
-            Some(_) => &self.moves.exact,
-            None => &self.moves.searched,
-        };
-        counter.fetch_add(1, Ordering::Relaxed);
-        match exact {
-            Some((mv, score)) => Ok(SearchResult {
-                best_move: Some(mv),
-                score,
-                depth: 0,
-                pv: vec![mv],
-                nodes: NodeCounts::default(),
-                elapsed: started.elapsed(),
-                stopped: false,
-                root_values: Vec::new(),
-                exact: None,
-            }),
-            None => self.fallback.think(record, limits),
+        match self.exact.exact_move(record.position()) {
+            Some((mv, score)) => {
+                self.moves.exact.fetch_add(1, Ordering::Relaxed);
+                Ok(SearchResult {
+                    best_move: Some(mv),
+                    score,
+                    depth: 0,
+                    pv: vec![mv],
+                    nodes: NodeCounts::default(),
+                    elapsed: started.elapsed(),
+                    stopped: false,
+                    root_values: Vec::new(),
+                    exact: None,
+                })
+            }
+            None => {
+                self.moves.searched.fetch_add(1, Ordering::Relaxed);
+                self.fallback.think(record, limits)
+            }
         }
     }
 }
