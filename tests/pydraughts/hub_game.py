@@ -5,8 +5,9 @@ Usage: hub_game.py EVALEARN MODEL
 evalearn plays both sides of one Brazilian game from the start, each move under another
 kind of limit (depth, nodes, move time, clock, and a ponder search ended by ponder-hit).
 Every move is checked against pydraughts' own legal-move list, every search's info
-against what HubEngine parses. Also: the handshake's id and variants, ping, an analysis
-stopped by `stop`. Prints one summary line; exits non-zero with the reason on failure.
+against what HubEngine parses. Also: the handshake's id and variants, ping, a capture
+with two paths answered at once as one forced move, an analysis stopped by `stop`.
+Prints one summary line; exits non-zero with the reason on failure.
 """
 
 import sys
@@ -48,6 +49,9 @@ infos = 0
 while not board.is_over() and len(board.move_stack) < 200:
     kind, make_limit = limits[len(board.move_stack) % len(limits)]
     legal = [move.board_move for move in board.legal_moves()]
+    # pydraughts lists each path of a capture; the rules (and the engine, which answers
+    # a forced move at once) count one move per start, end and captured set: the Hub text.
+    distinct = {move.hub_move for move in board.legal_moves()}
     fen = board.fen
     if kind == "ponder":
         # `go ponder` answers only after ponder-hit: send it from another thread, and
@@ -84,10 +88,20 @@ while not board.is_over() and len(board.move_stack) < 200:
             fail(f"{kind}: info without {missing}: {info}")
         if kind == "depth" and info["depth"] != 5 and "win" not in info["score"]:
             fail(f"depth 5 asked, info says {info}")
-    elif len(legal) > 1:
-        fail(f"{kind}: no info for a search with {len(legal)} legal moves")
+    elif len(distinct) > 1:
+        fail(f"{kind}: no info for a search with {len(distinct)} legal moves")
     board.push(result.move)
     checked += 1
+
+# A capture with two paths over the same men is one move, so it is forced: on a move
+# time the engine answers it at once, without a search.
+two_paths = Board("brazilian", "W:Wa1,e3,h4,c1,e1,g1,b2,d2,h2:Bc5,e5,g5,h6,a7,c7,e7,g7,b8,f8,h8")
+paths = two_paths.legal_moves()
+if len(paths) != 2 or len({move.hub_move for move in paths}) != 1:
+    fail(f"expected two paths of one capture, pydraughts lists {[m.board_move for m in paths]}")
+result = engine.play(two_paths, Limit(movetime=0.05), False)
+if result.move is None or result.move.hub_move != paths[0].hub_move or result.info:
+    fail(f"forced capture: move {result.move and result.move.hub_move}, info {result.info}")
 
 # An analysis without limits, ended by stop.
 engine.send(f"pos pos={board._game.initial_hub_fen} moves=\"{' '.join(m.hub_move for m in board.move_stack[:20])}\"")
