@@ -18,13 +18,15 @@
 
 pub mod heldout;
 
+use std::sync::Arc;
+
 use rayon::prelude::*;
 use serde_json::{Value, json};
 
 pub use crate::arena::stats::{Mean, Rate};
 use crate::eval::{EVAL_LIMIT, Evaluator};
 use crate::game::Game;
-use crate::search::{Limits, SearchConfig, Searcher, ending};
+use crate::search::{Limits, SearchConfig, Searcher, Tablebase, ending};
 
 /// One position with exact values.
 #[derive(Clone, Debug)]
@@ -165,17 +167,36 @@ pub fn verdicts<G: Game, E: Evaluator<G> + Clone>(
     evaluator: &E,
     settings: &Settings,
 ) -> Vec<Verdict<G>> {
+    verdicts_with(cases, evaluator, settings, None)
+}
+
+/// [`verdicts`] with the depth searches reading `tablebase` too, as the playing commands'
+/// do with `--egdb` (the static value stays the evaluator's own).
+pub fn verdicts_with<G: Game, E: Evaluator<G> + Clone>(
+    cases: &[Case<G>],
+    evaluator: &E,
+    settings: &Settings,
+    tablebase: Option<&Arc<dyn Tablebase<G>>>,
+) -> Vec<Verdict<G>> {
+    let searcher = || Searcher::new(evaluator.clone(), SearchConfig::FULL, settings.tt_mib);
     cases
         .par_iter()
         .map_init(
-            || Searcher::new(evaluator.clone(), SearchConfig::FULL, settings.tt_mib),
-            |searcher, case| Verdict {
+            || {
+                let plain = searcher();
+                let probing = tablebase.map(|t| searcher().with_tablebase(Some(Arc::clone(t))));
+                (plain, probing)
+            },
+            |(plain, probing), case| Verdict {
                 chosen: settings
                     .depths
                     .iter()
-                    .map(|&d| choose(searcher, &case.position, d).expect("a case has legal moves"))
+                    .map(|&d| {
+                        let searcher = probing.as_mut().unwrap_or(plain);
+                        choose(searcher, &case.position, d).expect("a case has legal moves")
+                    })
                     .collect(),
-                static_value: static_value(searcher, &case.position),
+                static_value: static_value(plain, &case.position),
             },
         )
         .collect()

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::args::{GameArg, SolverDbArgs, eval_spec, load_evaluator};
+use super::egdb::{EgdbOption, SharedTablebase};
 use super::games::{Games, Job};
 use super::{CliError, CliGame};
 use crate::accuracy::{self, Case, Probability, Report, Settings};
@@ -66,6 +67,11 @@ pub struct AccuracyArgs {
     pub threads: usize,
     #[command(flatten)]
     pub db: SolverDbArgs,
+    /// The depth searches also read the endgame database in this folder, as the playing
+    /// commands' `--egdb` does (Kalah: the solver's folder, e.g. the `--db-dir`); the
+    /// static figures stay the evaluator's own
+    #[arg(long)]
+    pub search_egdb: Option<PathBuf>,
     /// Also write the figures as JSON to this file
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -120,8 +126,16 @@ pub(super) fn accuracy_of<G: CliGame>(
         .num_threads(args.threads)
         .build()
         .map_err(|e| CliError::failure(format!("cannot start worker threads: {e}")))?;
+    let tablebase = match &args.search_egdb {
+        Some(dir) => EgdbOption {
+            egdb: Some(dir.clone()),
+            no_egdb: false,
+        }
+        .load::<G>()?,
+        None => None,
+    };
     let (cases, units) = pool.install(|| G::accuracy_cases(variant, &args))?;
-    let report = pool.install(|| measure(&cases, &evaluator, &settings));
+    let report = pool.install(|| measure(&cases, &evaluator, &settings, tablebase.as_ref()));
     println!("evaluator {spec}");
     print!("{}", report.text(units));
     if let Some(path) = &args.json {
@@ -203,7 +217,8 @@ fn measure<G: EvalGame>(
     cases: &[Case<G>],
     evaluator: &AnyEvaluator<G>,
     settings: &Settings,
+    tablebase: Option<&SharedTablebase<G>>,
 ) -> Report {
-    let verdicts = accuracy::verdicts(cases, evaluator, settings);
+    let verdicts = accuracy::verdicts_with(cases, evaluator, settings, tablebase);
     accuracy::report(cases, &verdicts, settings)
 }

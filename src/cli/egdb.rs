@@ -22,8 +22,8 @@ pub const DIR_VARIABLE: &str = "EVALEARN_EGDB";
 /// `--egdb DIR` / `--no-egdb`: the endgame database of the playing commands.
 #[derive(Args, Debug, Clone, Default)]
 pub struct EgdbOption {
-    /// Endgame database folder (Brazilian draughts); default: `$EVALEARN_EGDB`, else
-    /// `egdb` when that folder exists
+    /// Endgame database folder: Brazilian draughts' (default: `$EVALEARN_EGDB`, else `egdb`
+    /// when that folder exists), or Kalah's, the solver's `--db-dir` (only when given)
     #[arg(long, conflicts_with = "no_egdb")]
     pub egdb: Option<PathBuf>,
     /// Play without the endgame database even when the default folder exists

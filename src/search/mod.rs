@@ -32,8 +32,16 @@ pub use searcher::Searcher;
 
 /// Exact values for some positions of a game (an endgame database), probed by the search.
 pub trait Tablebase<G: Game>: Send + Sync {
-    /// The exact value of `pos` for the side to move; `None` outside the database.
+    /// The exact value of `pos` for the side to move; `None` outside the database (and
+    /// from a database of final margins without distances, which answers
+    /// [`Tablebase::score`] only).
     fn probe(&self, pos: &G) -> Option<ExactValue>;
+    /// The search score of `pos` met `ply` plies from the root, where the database holds
+    /// it: [`Tablebase::probe`]'s value as [`exact_score`], unless the database says
+    /// otherwise (Kalah's: each position's exact final margin, in the evaluators' units).
+    fn score(&self, pos: &G, ply: usize) -> Option<i32> {
+        self.probe(pos).map(|value| exact_score::<G>(value, ply))
+    }
     /// Most pieces of a position it may hold.
     fn max_pieces(&self) -> u32;
 }

@@ -5,10 +5,13 @@
 use crate::common;
 use common::{evalearn, evalearn_ok};
 
+use evalearn::game::kalah::egdb::SearchDatabases;
+use evalearn::game::kalah::evaluators::KalahEval;
 use evalearn::game::kalah::solve::Solver;
 use evalearn::game::kalah::solve::db::EndgameDb;
 use evalearn::game::kalah::{A, B, Kalah, KalahMoves, KalahRules};
 use evalearn::game::{Game, random_plies};
+use evalearn::search::{Limits, SearchConfig, Searcher, Tablebase};
 use rand::RngExt;
 use std::sync::Arc;
 
@@ -179,4 +182,134 @@ fn solve_from_the_command_line() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(!out.stderr.is_empty(), "{args:?}");
     }
+}
+
+/// The search reading the solver's database (`--egdb`): a position the database holds,
+/// searched one ply deep, scores its exact final margin in centi-stones, as brute force
+/// finds it, whatever the evaluator says.
+#[test]
+fn a_search_with_the_database_scores_the_exact_margin() {
+    for empty_capture in [false, true] {
+        let rules = rules(2, empty_capture);
+        let databases = SearchDatabases::new(vec![EndgameDb::build(rules, 8)]);
+        let tablebase: Arc<dyn Tablebase<Kalah>> = Arc::new(databases);
+        let mut searcher =
+            Searcher::new(KalahEval::Stores, SearchConfig::FULL, 4).with_tablebase(Some(tablebase));
+        let mut rng = evalearn::rng::stream(11, u64::from(empty_capture));
+        let mut checked = 0;
+        while checked < 150 {
+            let pos = random_position(rules, rng.random_range(1..=8), &mut rng);
+            if pos.is_over() {
+                continue;
+            }
+            let result = searcher.search_position(&pos, &Limits::depth(1));
+            assert_eq!(
+                result.score,
+                100 * negamax(&pos),
+                "{}",
+                pos.format_position()
+            );
+            checked += 1;
+        }
+    }
+}
+
+/// `--egdb DIR` for Kalah reads what `solve --db-dir DIR` wrote; the playing commands
+/// and `accuracy --search-egdb` search with it; a folder that is not there is refused.
+#[test]
+fn the_playing_commands_read_the_solvers_database() {
+    let dir = common::temp_dir("kalah-egdb");
+    let db = dir.join("db");
+    let db_arg = db.to_str().unwrap();
+    evalearn_ok(&[
+        "solve",
+        "--game",
+        "kalah:6:1",
+        "--db-dir",
+        db_arg,
+        "--tt-mb",
+        "16",
+    ]);
+    assert!(db.join("standard-12.kdb").is_file());
+    // Kalah(6,1) is a win by 2 for the first player: every reply is in the database.
+    let out = evalearn_ok(&[
+        "analyse",
+        "--game",
+        "kalah:6:1",
+        "--depth",
+        "2",
+        "--egdb",
+        db_arg,
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("depth 2 ") && l.contains(" score +2.00 stones ")),
+        "{text}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("egdb: Kalah endgame database: standard capture, 12 stones"),
+        "{err}"
+    );
+    let out = evalearn_ok(&[
+        "accuracy",
+        "--eval",
+        "stores",
+        "--game",
+        "kalah:6:1",
+        "--positions",
+        "40",
+        "--depths",
+        "1",
+        "--db-dir",
+        db_arg,
+        "--search-egdb",
+        db_arg,
+        "--threads",
+        "2",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("depth 1: optimal moves 100.0%"), "{text}");
+    // Without the database the same search misses some.
+    let out = evalearn_ok(&[
+        "accuracy",
+        "--eval",
+        "stores",
+        "--game",
+        "kalah:6:1",
+        "--positions",
+        "40",
+        "--depths",
+        "1",
+        "--db-dir",
+        db_arg,
+        "--threads",
+        "2",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("depth 1: optimal moves 100.0%"), "{text}");
+    // An empty folder: a warning, and the game goes on without.
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = evalearn_ok(&[
+        "analyse",
+        "--game",
+        "kalah:6:1",
+        "--depth",
+        "2",
+        "--egdb",
+        empty.to_str().unwrap(),
+    ]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no Kalah endgame database in"));
+    let missing = dir.join("missing");
+    let out = evalearn(&[
+        "analyse",
+        "--game",
+        "kalah:6:1",
+        "--egdb",
+        missing.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no such folder"));
 }

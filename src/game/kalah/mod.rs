@@ -10,6 +10,7 @@
 pub mod accuracy;
 pub mod bench;
 pub mod commands;
+pub mod egdb;
 pub mod encoding;
 pub mod evaluators;
 pub mod features;
@@ -26,7 +27,7 @@ mod terminal;
 mod web;
 
 use crate::arena::players::EngineProtocol;
-use crate::cli::egdb::EgdbGame;
+use crate::cli::egdb::{EgdbGame, OpenedTablebase};
 
 pub use moves::{KalahMove, KalahMoves, MAX_KALAH_MOVES, MAX_SOWINGS};
 pub use notation::{KalahMoveError, KalahPositionError, MAX_TEXT_LEN};
@@ -343,10 +344,16 @@ impl Game for Kalah {
     }
 }
 
-// What Kalah does not have: a protocol for external engines, endgame databases of the
-// `--egdb` kind (its solver keeps its own, `--db-dir`).
+// What Kalah does not have: a protocol for external engines.
 impl EngineProtocol for Kalah {}
-impl EgdbGame for Kalah {}
+
+/// `--egdb DIR`: the solver's databases in DIR (its `--db-dir`), given explicitly (no
+/// default folder: a command plays without them unless told).
+impl EgdbGame for Kalah {
+    fn open_tablebase(dir: &std::path::Path) -> Result<OpenedTablebase<Self>, String> {
+        egdb::SearchDatabases::open(dir)
+    }
+}
 
 #[cfg(test)]
 mod tests {

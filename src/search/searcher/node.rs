@@ -9,7 +9,7 @@ use super::Searcher;
 use super::ordering::{FORCING_MIN_DEPTH, KILLER_SCORES};
 use crate::eval::Evaluator;
 use crate::game::Game;
-use crate::search::score::{exact_score, game_over_score, shift_distance};
+use crate::search::score::{game_over_score, shift_distance};
 use crate::search::tt::{Bound, RESOLVED};
 use crate::search::{INFINITY, MAX_PLY};
 
@@ -61,9 +61,9 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             return self.quiesce_entered(pos, ply, alpha, beta);
         }
         if let Some(tablebase) = &self.tablebase
-            && let Some(value) = tablebase.probe(pos)
+            && let Some(score) = tablebase.score(pos, ply)
         {
-            return exact_score::<G>(value, ply);
+            return score;
         }
         let at = Frame {
             ply,

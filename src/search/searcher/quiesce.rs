@@ -4,7 +4,7 @@
 use super::Searcher;
 use crate::eval::{EVAL_LIMIT, Evaluator};
 use crate::game::Game;
-use crate::search::score::{exact_score, game_over_score};
+use crate::search::score::game_over_score;
 use crate::search::{INFINITY, MAX_PLY};
 
 impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
@@ -28,9 +28,9 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         beta: i32,
     ) -> i32 {
         if let Some(tablebase) = &self.tablebase
-            && let Some(value) = tablebase.probe(pos)
+            && let Some(score) = tablebase.score(pos, ply)
         {
-            return exact_score::<G>(value, ply);
+            return score;
         }
         if pos.is_quiet() || ply >= MAX_PLY - 1 {
             if !pos.has_legal_move() {
