@@ -231,16 +231,20 @@ fn the_playing_commands_read_the_solvers_database() {
         "16",
     ]);
     assert!(db.join("standard-12.kdb").is_file());
+    let analyse = |egdb: &str| {
+        evalearn(&[
+            "analyse",
+            "--game",
+            "kalah:6:1",
+            "--depth",
+            "2",
+            "--egdb",
+            egdb,
+        ])
+    };
     // Kalah(6,1) is a win by 2 for the first player: every reply is in the database.
-    let out = evalearn_ok(&[
-        "analyse",
-        "--game",
-        "kalah:6:1",
-        "--depth",
-        "2",
-        "--egdb",
-        db_arg,
-    ]);
+    let out = analyse(db_arg);
+    assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.lines()
@@ -252,64 +256,38 @@ fn the_playing_commands_read_the_solvers_database() {
         err.contains("egdb: Kalah endgame database: standard capture, 12 stones"),
         "{err}"
     );
-    let out = evalearn_ok(&[
-        "accuracy",
-        "--eval",
-        "stores",
-        "--game",
-        "kalah:6:1",
-        "--positions",
-        "40",
-        "--depths",
-        "1",
-        "--db-dir",
-        db_arg,
-        "--search-egdb",
-        db_arg,
-        "--threads",
-        "2",
-    ]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("depth 1: optimal moves 100.0%"), "{text}");
+    let depth_1 = |extra: &[&str]| {
+        let mut args = vec![
+            "accuracy",
+            "--eval",
+            "stores",
+            "--game",
+            "kalah:6:1",
+            "--positions",
+            "40",
+            "--depths",
+            "1",
+            "--db-dir",
+            db_arg,
+            "--threads",
+            "2",
+        ];
+        args.extend_from_slice(extra);
+        let text = String::from_utf8_lossy(&evalearn_ok(&args).stdout).into_owned();
+        (text.contains("depth 1: optimal moves 100.0%"), text)
+    };
+    let (exact, text) = depth_1(&["--search-egdb", db_arg]);
+    assert!(exact, "{text}");
     // Without the database the same search misses some.
-    let out = evalearn_ok(&[
-        "accuracy",
-        "--eval",
-        "stores",
-        "--game",
-        "kalah:6:1",
-        "--positions",
-        "40",
-        "--depths",
-        "1",
-        "--db-dir",
-        db_arg,
-        "--threads",
-        "2",
-    ]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(!text.contains("depth 1: optimal moves 100.0%"), "{text}");
+    let (exact, text) = depth_1(&[]);
+    assert!(!exact, "{text}");
     // An empty folder: a warning, and the game goes on without.
     let empty = dir.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
-    let out = evalearn_ok(&[
-        "analyse",
-        "--game",
-        "kalah:6:1",
-        "--depth",
-        "2",
-        "--egdb",
-        empty.to_str().unwrap(),
-    ]);
+    let out = analyse(empty.to_str().unwrap());
+    assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no Kalah endgame database in"));
-    let missing = dir.join("missing");
-    let out = evalearn(&[
-        "analyse",
-        "--game",
-        "kalah:6:1",
-        "--egdb",
-        missing.to_str().unwrap(),
-    ]);
+    let out = analyse(dir.join("missing").to_str().unwrap());
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no such folder"));
 }
