@@ -48,10 +48,11 @@ checked = 0
 infos = 0
 while not board.is_over() and len(board.move_stack) < 200:
     kind, make_limit = limits[len(board.move_stack) % len(limits)]
-    legal = [move.board_move for move in board.legal_moves()]
+    moves = board.legal_moves()
+    legal = [move.board_move for move in moves]
     # pydraughts lists each path of a capture; the rules (and the engine, which answers
     # a forced move at once) count one move per start, end and captured set: the Hub text.
-    distinct = {move.hub_move for move in board.legal_moves()}
+    distinct = {move.hub_move for move in moves}
     fen = board.fen
     if kind == "ponder":
         # `go ponder` answers only after ponder-hit: send it from another thread, and

@@ -13,8 +13,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::solve::board::{final_value, pits_of};
-use super::solve::db::{EndgameDb, MAX_DB_STONES, configurations, rule_name};
-use super::solve::file::{DB_MAGIC, db_path, read};
+use super::solve::db::{EndgameDb, MAX_DB_STONES, rule_name};
+use super::solve::file::{db_path, read_db};
 use super::{Kalah, KalahRules};
 use crate::cli::egdb::OpenedTablebase;
 use crate::eval::EVAL_LIMIT;
@@ -45,16 +45,14 @@ impl SearchDatabases {
                 empty_capture,
                 ..KalahRules::default()
             };
-            let Some(stones) = (0..=MAX_DB_STONES)
+            let Some((stones, path)) = (0..=MAX_DB_STONES)
                 .rev()
-                .find(|&n| db_path(dir, rules, n).is_file())
+                .map(|n| (n, db_path(dir, rules, n)))
+                .find(|(_, path)| path.is_file())
             else {
                 continue;
             };
-            let path = db_path(dir, rules, stones);
-            match read(&path, DB_MAGIC, rules, stones, configurations(stones))
-                .and_then(|bytes| EndgameDb::from_bytes(rules, stones, &bytes))
-            {
+            match read_db(&path, rules, stones) {
                 Ok(db) => {
                     held.push(format!("{} capture, {stones} stones", rule_name(rules)));
                     databases.push(db);

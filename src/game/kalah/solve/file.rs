@@ -163,6 +163,13 @@ pub fn open_or_build(
         .unwrap_or_else(|_| unreachable!("a build without a raised stop flag finishes"))
 }
 
+/// The `stones`-stone database for `rules` written at `path`, checked; errors name the
+/// file.
+pub fn read_db(path: &Path, rules: KalahRules, stones: u32) -> Result<EndgameDb, String> {
+    read(path, DB_MAGIC, rules, stones, configurations(stones))
+        .and_then(|bytes| EndgameDb::from_bytes(rules, stones, &bytes))
+}
+
 /// A build stopped before it was complete (nothing of it is written): the stone
 /// counts finished out of the database's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -184,9 +191,7 @@ pub fn open_or_build_until(
     if let Some(dir) = dir {
         let path = db_path(dir, rules, stones);
         if path.exists() {
-            match read(&path, DB_MAGIC, rules, stones, configurations(stones))
-                .and_then(|bytes| EndgameDb::from_bytes(rules, stones, &bytes))
-            {
+            match read_db(&path, rules, stones) {
                 Ok(db) => {
                     return Ok((
                         Arc::new(db),
