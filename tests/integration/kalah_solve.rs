@@ -5,12 +5,14 @@
 use crate::common;
 use common::{evalearn, evalearn_ok};
 
+use evalearn::arena::perfect::PerfectGame;
+use evalearn::arena::players::{Contender, Player};
 use evalearn::game::kalah::egdb::SearchDatabases;
 use evalearn::game::kalah::evaluators::KalahEval;
 use evalearn::game::kalah::solve::Solver;
 use evalearn::game::kalah::solve::db::EndgameDb;
 use evalearn::game::kalah::{A, B, Kalah, KalahMoves, KalahRules};
-use evalearn::game::{Game, random_plies};
+use evalearn::game::{Game, GameRecord, random_plies};
 use evalearn::search::{Limits, SearchConfig, Searcher, Tablebase};
 use rand::RngExt;
 use std::sync::Arc;
@@ -212,6 +214,52 @@ fn a_search_with_the_database_scores_the_exact_margin() {
             checked += 1;
         }
     }
+}
+
+/// A perfect player whose solver gives up on every move (a cap of 0 nodes) plays the
+/// fallback search's moves; with the match's database that search keeps the exact value
+/// in every position the database holds, where `stores` alone does not.
+#[test]
+fn perfects_fallback_search_reads_the_matchs_database() {
+    let rules = rules(1, false);
+    let db_dir = common::temp_dir("perfect-fallback-db");
+    let tablebase: Arc<dyn Tablebase<Kalah>> =
+        Arc::new(SearchDatabases::new(vec![EndgameDb::build(rules, 8)]));
+    let mut rng = evalearn::rng::stream(5, 0);
+    let positions: Vec<Kalah> =
+        std::iter::repeat_with(|| random_position(rules, rng.random_range(2..=8), &mut rng))
+            .filter(|pos| !pos.is_over())
+            .take(150)
+            .collect();
+    // The number of positions where the perfect player's move loses value.
+    let misses = |tablebase: Option<Arc<dyn Tablebase<Kalah>>>| {
+        let perfect = Kalah::perfect(rules, tablebase, Some(&db_dir), 0, &mut |_| {}).unwrap();
+        let mut player = perfect.player(1).unwrap();
+        let misses = positions
+            .iter()
+            .filter(|pos| {
+                let mv = player
+                    .think(&GameRecord::new(**pos), &Limits::depth(1))
+                    .unwrap()
+                    .best_move
+                    .unwrap();
+                let child = pos.play(mv);
+                let value = if child.side_to_move() == pos.side_to_move() {
+                    negamax(&child)
+                } else {
+                    -negamax(&child)
+                };
+                value != negamax(pos)
+            })
+            .count();
+        assert_eq!(perfect.moves().counts(), (0, positions.len() as u64));
+        misses
+    };
+    assert_eq!(misses(Some(tablebase)), 0);
+    assert!(
+        misses(None) > 0,
+        "stores at depth 1 played every move exactly"
+    );
 }
 
 /// `--egdb DIR` for Kalah reads what `solve --db-dir DIR` wrote; the playing commands

@@ -36,7 +36,7 @@ impl ExactMover<Kalah> for SolverMover {
 impl PerfectGame for Kalah {
     fn perfect(
         rules: KalahRules,
-        _: Option<Arc<dyn Tablebase<Kalah>>>,
+        tablebase: Option<Arc<dyn Tablebase<Kalah>>>,
         db_dir: Option<&Path>,
         node_cap: u64,
         note: &mut dyn FnMut(String),
@@ -47,14 +47,21 @@ impl PerfectGame for Kalah {
         for warning in warnings {
             note(format!("warning: {warning}"));
         }
+        // The moves a capped solve does not finish are searched with the match's
+        // database too (`--egdb`), as the other side's are.
+        let fallback = if tablebase.is_some() {
+            "stores and the match's database"
+        } else {
+            "stores"
+        };
         note(format!(
-            "perfect: Kalah solver ({node_cap} nodes a move, then the search with stores), \
+            "perfect: Kalah solver ({node_cap} nodes a move, then the search with {fallback}), \
              database of {size} stones ready in {:.1} s",
             took.as_secs_f64()
         ));
         Ok(Perfect::new(
             move || solver_mover(rules, &db, node_cap),
-            None,
+            tablebase,
         ))
     }
 }
