@@ -11,7 +11,7 @@ use evalearn::game::kalah::egdb::SearchDatabases;
 use evalearn::game::kalah::evaluators::KalahEval;
 use evalearn::game::kalah::solve::Solver;
 use evalearn::game::kalah::solve::db::EndgameDb;
-use evalearn::game::kalah::{A, B, Kalah, KalahMoves, KalahRules};
+use evalearn::game::kalah::{A, B, Kalah, KalahMove, KalahMoves, KalahRules};
 use evalearn::game::{Game, GameRecord, random_plies};
 use evalearn::search::{Limits, SearchConfig, Searcher, Tablebase};
 use rand::RngExt;
@@ -31,19 +31,18 @@ pub(crate) fn negamax(pos: &Kalah) -> i32 {
             -margin
         };
     }
-    moves
-        .iter()
-        .map(|&mv| {
-            let child = pos.play(mv);
-            let value = negamax(&child);
-            if child.side_to_move() == pos.side_to_move() {
-                value
-            } else {
-                -value
-            }
-        })
-        .max()
-        .unwrap()
+    moves.iter().map(|&mv| value_after(pos, mv)).max().unwrap()
+}
+
+/// [`negamax`]'s value of playing `mv` in `pos`, for `pos`'s side to move.
+fn value_after(pos: &Kalah, mv: KalahMove) -> i32 {
+    let child = pos.play(mv);
+    let value = negamax(&child);
+    if child.side_to_move() == pos.side_to_move() {
+        value
+    } else {
+        -value
+    }
 }
 
 fn rules(stones: u8, empty_capture: bool) -> KalahRules {
@@ -243,13 +242,7 @@ fn perfects_fallback_search_reads_the_matchs_database() {
                     .unwrap()
                     .best_move
                     .unwrap();
-                let child = pos.play(mv);
-                let value = if child.side_to_move() == pos.side_to_move() {
-                    negamax(&child)
-                } else {
-                    -negamax(&child)
-                };
-                value != negamax(pos)
+                value_after(pos, mv) != negamax(pos)
             })
             .count();
         assert_eq!(perfect.moves().counts(), (0, positions.len() as u64));
