@@ -376,20 +376,52 @@ impl TrainConfig {
         TrainConfig::parse_with(text, &[])
     }
 
+    /// Parses a config saved by an earlier run (a checkpoint's, a model header's): as
+    /// [`TrainConfig::parse`], but another learner's section is read as before rather
+    /// than refused, since earlier versions accepted (and ignored) it.
+    pub fn parse_saved(text: &str) -> Result<TrainConfig, ConfigError> {
+        TrainConfig::parse_checked(text, &[], false)
+    }
+
     /// Parses and checks configuration text; `extra` are learners from outside evalearn
     /// (their sections are read, and `learner` may name them).
     pub fn parse_with(
         text: &str,
         extra: &[&dyn LearnerSection],
     ) -> Result<TrainConfig, ConfigError> {
+        TrainConfig::parse_checked(text, extra, true)
+    }
+
+    /// Parses and checks `text`; `own_section_only` refuses the sections of learners
+    /// other than the config's.
+    fn parse_checked(
+        text: &str,
+        extra: &[&dyn LearnerSection],
+        own_section_only: bool,
+    ) -> Result<TrainConfig, ConfigError> {
         let mut learners: Vec<&dyn LearnerSection> = SECTIONS.to_vec();
         learners.extend_from_slice(extra);
+        let lines = top_level_lines(text, &learners)?;
         let document = toml::de::Deserializer::parse(text).map_err(|e| ConfigError(trimmed(&e)))?;
         let mut config = ConfigSeed {
             learners: &learners,
         }
         .deserialize(document)
         .map_err(|e| ConfigError(trimmed(&e)))?;
+        config.check_learner(&learners)?;
+        if own_section_only
+            && let Some(other) = config.sections.keys().find(|&name| *name != config.learner)
+        {
+            // Another learner's section would be read by no one (or, with an older
+            // spelling, quietly change [training]): a copy-paste slip to point out.
+            return Err(ConfigError(format!(
+                "line {}: [{other}] is the {other} learner's section; this config's learner \
+                 is \"{}\" (its section is [{}]): remove [{other}] or change `learner`",
+                lines.get(other.as_str()).copied().unwrap_or(1),
+                config.learner,
+                config.learner
+            )));
+        }
         config.settle(&learners)?;
         config.validate()?;
         Ok(config)
@@ -401,9 +433,8 @@ impl TrainConfig {
         read_section(name, self.sections.get(name))
     }
 
-    /// Checks `learner` and every learner's section, which may move older spellings
-    /// into `[training]`.
-    fn settle(&mut self, learners: &[&dyn LearnerSection]) -> Result<(), ConfigError> {
+    /// Checks that `learner` names one of `learners`.
+    fn check_learner(&self, learners: &[&dyn LearnerSection]) -> Result<(), ConfigError> {
         if !learners.iter().any(|l| l.name() == self.learner) {
             let names: Vec<&str> = learners.iter().map(|l| l.name()).collect();
             return Err(ConfigError(format!(
@@ -412,6 +443,12 @@ impl TrainConfig {
                 names.join(", ")
             )));
         }
+        Ok(())
+    }
+
+    /// Checks every learner's section, which may move older spellings into
+    /// `[training]`.
+    fn settle(&mut self, learners: &[&dyn LearnerSection]) -> Result<(), ConfigError> {
         for learner in learners {
             let name = learner.name();
             let settled = learner.settle(self.sections.get(name), &mut self.training)?;
@@ -454,6 +491,11 @@ impl TrainConfig {
             let mut c = c.clone();
             c.budget = Budget::default();
             c.sections.clear();
+            // Only the learner's own section trains: a checkpoint whose config carried
+            // another's (accepted, unread, before such sections were refused) resumes
+            // once the section is removed.
+            let learner = c.learner.clone();
+            c.settled.retain(|name, _| *name == learner);
             c.selfplay.threads = 0;
             format!("{c:?}")
         };
@@ -593,6 +635,52 @@ pub fn read_section<T: DeserializeOwned + Default>(
         Some(table) => T::deserialize(table.clone())
             .map_err(|e| ConfigError(format!("[{name}] {}", trimmed(&e)))),
     }
+}
+
+/// The line (from 1) where each top-level key of `text` is first written; a key that
+/// is neither a config key nor a learner's section is refused there, with its line.
+/// (Refused later, by the deserializer, its error would point at the file's first line.)
+fn top_level_lines<'t>(
+    text: &'t str,
+    learners: &[&dyn LearnerSection],
+) -> Result<BTreeMap<std::borrow::Cow<'t, str>, usize>, ConfigError> {
+    // A syntax error is left to the deserializer, which quotes the line.
+    let Ok(document) = toml::de::DeTable::parse(text) else {
+        return Ok(BTreeMap::new());
+    };
+    let line_of = |at: usize| text[..at.min(text.len())].matches('\n').count() + 1;
+    let mut lines = BTreeMap::new();
+    for (key, value) in document.get_ref() {
+        let name = key.get_ref();
+        let line = line_of(key.span().start);
+        let known = KEYS.contains(&name.as_ref()) || learners.iter().any(|l| l.name() == name);
+        if !known {
+            let sections: Vec<String> = KEYS[4..]
+                .iter()
+                .copied()
+                .chain(learners.iter().map(|l| l.name()))
+                .map(|s| format!("[{s}]"))
+                .collect();
+            let keys = KEYS[..4].join("`, `");
+            return Err(ConfigError(
+                if matches!(value.get_ref(), toml::de::DeValue::Table(_)) {
+                    format!(
+                        "line {line}: unknown section [{name}]; expected one of {} (or a key \
+                         `{keys}` before the first section)",
+                        sections.join(", ")
+                    )
+                } else {
+                    format!(
+                        "line {line}: unknown key `{name}`; expected one of `{keys}` (or a \
+                         section {})",
+                        sections.join(", ")
+                    )
+                },
+            ));
+        }
+        lines.insert(name.clone(), line);
+    }
+    Ok(lines)
 }
 
 /// A TOML error's text without its trailing newline.
@@ -764,11 +852,21 @@ mod tests {
         );
     }
 
+    /// A minimal config of the learner whose section `extra` starts with (`[glem]…`).
+    fn of_section(extra: &str) -> String {
+        let learner = ["glem", "td"]
+            .into_iter()
+            .find(|l| extra.starts_with(&format!("[{l}]")))
+            .unwrap_or("samuel");
+        format!("learner = \"{learner}\"\nmodel = \"models/x.bin\"\n{extra}")
+    }
+
     #[test]
     fn older_spellings_become_the_training_keys() {
-        let parse = |extra: &str| TrainConfig::parse(&format!("{MINIMAL}{extra}"));
+        let parse = |extra: &str| TrainConfig::parse(&of_section(extra));
+        let glem = "learner = \"glem\"\nmodel = \"models/x.bin\"\n";
         let old = parse("[glem]\nsearch_weight = 0.5\n").unwrap();
-        let new = parse("[training]\nsearch_weight = 0.5\n").unwrap();
+        let new = TrainConfig::parse(&format!("{glem}[training]\nsearch_weight = 0.5\n")).unwrap();
         assert!(old.trains_like(&new), "{old:?} {new:?}");
         let old = parse("[td]\nalpha = 0.1\nalpha_end = 0.005\n").unwrap();
         let new =
@@ -868,19 +966,50 @@ mod tests {
         );
         let e = err(&format!("{MINIMAL}[selfplay]\ndepth = 4\nnodes = 100\n"));
         assert!(e.contains("exactly one of depth"), "{e}");
-        let e = err(&format!("{MINIMAL}[td]\nhidden = 500\n"));
+        let e = err(&of_section("[td]\nhidden = 500\n"));
         assert!(e.contains("td.hidden") && e.contains("32..=128"), "{e}");
-        let e = err(&format!("{MINIMAL}[td]\nlambda = 1.5\n"));
+        let e = err(&of_section("[td]\nlambda = 1.5\n"));
         assert!(e.contains("td.lambda"), "{e}");
         for phases in ["0", "9", "-1"] {
-            let e = err(&format!("{MINIMAL}[td]\nphases = {phases}\n"));
+            let e = err(&of_section(&format!("[td]\nphases = {phases}\n")));
             assert!(e.contains("td.phases") || e.contains("phases"), "{e}");
         }
         let e = err(&format!("{MINIMAL}[evaluation]\ngames = 7\n"));
         assert!(e.contains("evaluation.games"), "{e}");
-        let e = err(&format!("{MINIMAL}[glem]\nmin_suport = 3\n"));
+        let e = err(&of_section("[glem]\nmin_suport = 3\n"));
         assert!(e.contains("min_suport") && e.contains("min_support"), "{e}");
         let e = err("model = \"m.bin\"\n");
         assert!(e.contains("learner"), "{e}");
+    }
+
+    #[test]
+    fn an_unknown_section_or_key_is_named_with_its_line() {
+        let err = |text: &str| TrainConfig::parse(text).unwrap_err().to_string();
+        let e = err(&format!(
+            "# a comment\n{MINIMAL}\n[budgt]\niterations = 3\n"
+        ));
+        assert!(
+            e.starts_with("line 5: unknown section [budgt]; expected one of [budget]"),
+            "{e}"
+        );
+        let e = err(&format!("{MINIMAL}seeed = 3\n"));
+        assert!(e.starts_with("line 3: unknown key `seeed`"), "{e}");
+    }
+
+    #[test]
+    fn another_learners_section_is_refused_but_read_from_saved_configs() {
+        let text =
+            "learner = \"td\"\nmodel = \"m.bin\"\n[td]\nalpha = 0.1\n\n[glem]\nmin_support = 3\n";
+        let e = TrainConfig::parse(text).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "line 6: [glem] is the glem learner's section; this config's learner is \"td\" \
+             (its section is [td]): remove [glem] or change `learner`"
+        );
+        // Earlier versions took it and read it from no one: a run saved so resumes with
+        // the section removed.
+        let saved = TrainConfig::parse_saved(text).unwrap();
+        let edited = TrainConfig::parse("learner = \"td\"\nmodel = \"m.bin\"\n[td]\nalpha = 0.1\n");
+        assert!(saved.trains_like(&edited.unwrap()));
     }
 }

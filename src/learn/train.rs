@@ -689,7 +689,7 @@ fn start_state_of<G: TrainGame>(
         return Ok(RunState::fresh(config_text, kind.start(config)?));
     }
     let checkpoint = read_checkpoint::<G>(&path, game)?;
-    let saved = TrainConfig::parse(&checkpoint.config_text).map_err(|e| {
+    let saved = TrainConfig::parse_saved(&checkpoint.config_text).map_err(|e| {
         format!(
             "checkpoint {}: its config does not parse: {e}",
             path.display()

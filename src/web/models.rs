@@ -226,7 +226,7 @@ fn training(metrics: &Path, header: &ModelHeader, now: SystemTime) -> Training {
     let Some(last) = lines.last() else {
         return Training::default();
     };
-    let budget = TrainConfig::parse(&header.meta.config)
+    let budget = TrainConfig::parse_saved(&header.meta.config)
         .ok()
         .map(|c| c.budget);
     let written = std::fs::metadata(metrics).and_then(|m| m.modified()).ok();

@@ -128,7 +128,7 @@ fn run_model(dir: &Path, name: &str) -> (Option<String>, Option<String>, Option<
     let file = format!("{name}.bin");
     match crate::io::model::read_header(&dir.join(&file)) {
         Ok(header) => {
-            let iterations = TrainConfig::parse(&header.meta.config)
+            let iterations = TrainConfig::parse_saved(&header.meta.config)
                 .ok()
                 .map(|c| c.budget.iterations);
             (Some(format!("runs/{file}")), Some(header.game), iterations)

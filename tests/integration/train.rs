@@ -289,17 +289,34 @@ fn bad_configs_are_rejected_with_the_key_and_exit_status_2() {
         ),
         ("learner = \"samuel\"\n", "model"),
         ("not toml at all [", "TOML"),
+        // A misspelt section or key is named with its own line, not the file's first.
+        (
+            "# a run\nlearner = \"td\"\nmodel = \"m.bin\"\n[budgt]\niterations = 3\n",
+            "line 4: unknown section [budgt]; expected one of [budget], [selfplay]",
+        ),
+        (
+            "learner = \"td\"\nmodel = \"m.bin\"\nsed = 3\n",
+            "line 3: unknown key `sed`; expected one of `learner`, `game`, `seed`",
+        ),
+        // Another learner's section would be read by no one.
+        (
+            "learner = \"td\"\nmodel = \"m.bin\"\n[glem]\nmin_support = 3\n",
+            "line 3: [glem] is the glem learner's section; this config's learner is \"td\"",
+        ),
     ];
     for (i, (text, needle)) in cases.iter().enumerate() {
         let path = dir.join(format!("bad{i}.toml"));
         std::fs::write(&path, text).unwrap();
-        let out = evalearn(&["train", "--config", path.to_str().unwrap()]);
-        assert_eq!(out.status.code(), Some(2), "{text}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            err.contains(needle) || (*needle == "TOML" && err.contains("expected")),
-            "{text}: {err}"
-        );
+        for plan in [&[][..], &["--plan"]] {
+            let out =
+                evalearn(&[&["train", "--config", path.to_str().unwrap()][..], plan].concat());
+            assert_eq!(out.status.code(), Some(2), "{text} {plan:?}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains(needle) || (*needle == "TOML" && err.contains("expected")),
+                "{text}: {err}"
+            );
+        }
     }
     let out = evalearn(&["train", "--config", "/nonexistent.toml"]);
     assert_eq!(out.status.code(), Some(2));
