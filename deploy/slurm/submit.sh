@@ -21,8 +21,10 @@
 #                       here: $EVALEARN_EGDB, else ./egdb when it exists)
 #
 # Before anything is submitted it checks the config and the run with `evalearn train
-# --plan` (a bad config, a samuel run or a finished run: status 2), that no job of the
-# run is queued, and with `sbatch --test-only` that the cluster can run the request.
+# --plan --workers WORKDIR/pool`, which refuses what the job's learner would (a bad
+# config, a samuel run, results without a checkpoint, a finished run: status 2), that
+# no job of the run is queued, and with `sbatch --test-only` that the cluster can run
+# the request.
 # Every path the job gets is absolute and every input is an argument, so it runs the
 # same under --export=NONE. The job is named evalearn-MODEL-NUMBER (`squeue --name=…`,
 # `scancel --name=…`). Logs: WORKDIR/logs/run.job-J.log and worker-K.job-J.log.
@@ -109,7 +111,9 @@ fi
 evalearn=$(realpath "$evalearn")
 
 # The config and the run's state, before anything else: evalearn says what is wrong.
-if ! plan=$("$evalearn" train --config "$config" --plan ${egdb[@]+"${egdb[@]}"}); then
+# With the learner's --workers, the plan refuses exactly what the learner would.
+if ! plan=$("$evalearn" train --config "$config" --plan --workers "$work/pool" \
+    ${egdb[@]+"${egdb[@]}"}); then
     refuse "evalearn train --config $config --plan refused the run (its message above)"
 fi
 plan_value() { sed -n "s/^$1 //p" <<<"$plan"; }

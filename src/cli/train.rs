@@ -1,7 +1,8 @@
 //! `evalearn train --config FILE [--resume | --restart] [--from-dataset FILE]`: learn an
 //! evaluation function by self-play, played here or (`--from-dataset`) beforehand as
-//! shards; `--plan` tells where a run split into shards stands. A run's results are
-//! never replaced unasked, and Ctrl-C keeps the last finished iteration.
+//! shards; `--plan` tells where a run stands and refuses what `train` with the same flags
+//! would refuse. A run's results are never replaced unasked, and Ctrl-C keeps the last
+//! finished iteration.
 
 use std::cell::RefCell;
 use std::io::IsTerminal;
@@ -11,18 +12,18 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use indicatif::{HumanDuration, MultiProgress, ProgressBar, ProgressDrawTarget};
 
-use super::args::{alone, progress_bar};
+use super::args::{alone, check_output, counted, progress_bar};
 use super::egdb::EgdbOption;
 use super::games::{Games, Job};
 use super::interrupt;
 use super::{CliError, CliGame};
 use crate::game::GameSpec;
 use crate::io::dataset::Dataset;
-use crate::learn::cluster::{Coordinator, first_round_begun, round_key};
+use crate::learn::cluster::{Coordinator, first_round_begun, new_run_key, round_key};
 use crate::learn::config::TrainConfig;
 use crate::learn::train::{
     GameSupply, MetricsLine, RecordedGames, Stage, StageSeconds, Start, TrainOptions, TrainSummary,
-    next_split_iteration, train,
+    next_iteration, require_games_played_elsewhere, train,
 };
 
 #[derive(Args, Debug)]
@@ -59,12 +60,12 @@ pub struct TrainArgs {
     /// depend on it
     #[arg(long)]
     threads: Option<usize>,
-    /// Change nothing: print where the run stands when split into shards (the next
-    /// iteration, the rounds left, the model, a key of the state the next shards play
-    /// from, the endgame database); refuse with status 2 a bad config, a learner whose
-    /// games cannot be played as shards (samuel) and a finished run (budget.iterations
-    /// done, or budget.minutes of fitting time used)
-    #[arg(long, conflicts_with_all = ["resume", "restart", "from_dataset", "threads", "workers"])]
+    /// Change nothing: print where the run stands (the next iteration, the iterations
+    /// left, the model, a key of the state the next shards play from, the endgame
+    /// database), or refuse with status 2 what `train` with the same flags (--resume,
+    /// --restart, --workers DIR) would refuse: a bad config, a run with results, a
+    /// finished run (budget.iterations done, or budget.minutes of training time used)
+    #[arg(long, conflicts_with_all = ["from_dataset", "threads"])]
     plan: bool,
     #[command(flatten)]
     egdb: EgdbOption,
@@ -131,8 +132,10 @@ pub fn config_game(games: &Games, path: &Path, config: &TrainConfig) -> Result<G
     })
 }
 
-/// `train --plan`: where the run of `config` stands when split into shards, in a
-/// sentence and then as `key value` lines for scripts (`deploy/slurm`); writes nothing.
+/// `train --plan`: where the run of `config` stands, in a sentence and then as `key
+/// value` lines for scripts (`deploy/slurm`); writes nothing. What `train` with the same
+/// flags would refuse (results not to be replaced, a finished run, a learner that cannot
+/// learn from workers) is refused alike, so that a script's pre-check is honest.
 pub(super) fn plan<G: CliGame>(
     variant: G::Variant,
     args: &TrainArgs,
@@ -141,7 +144,13 @@ pub(super) fn plan<G: CliGame>(
 ) -> Result<(), CliError> {
     let name = args.config.display();
     let game = G::variant_name(variant);
-    let state = next_split_iteration::<G>(&game, config, text)
+    check_run::<G>(args, config)?;
+    let (start, moved) = match begin_of(args, config, text)? {
+        Begin::Start(start) => (start, Vec::new()),
+        Begin::Restart(files) => (Start::New, files),
+    };
+    let split = args.workers.is_some();
+    let state = next_iteration::<G>(&game, config, text, start, split)
         .map_err(|e| CliError::input(format!("--config {name}: {e}")))?;
     let absolute = |path: &Path| {
         std::path::absolute(path)
@@ -152,34 +161,71 @@ pub(super) fn plan<G: CliGame>(
         Some(dir) => absolute(&dir)?.display().to_string(),
         None => "none".to_string(),
     };
-    let key = round_key(config, text).map_err(CliError::failure)?;
+    // Started over, the run plays from no checkpoint.
+    let key = match start {
+        Start::New => new_run_key(text),
+        _ => round_key(config, text).map_err(CliError::failure)?,
+    };
     let budget = &config.budget;
     let next = state.iteration + 1;
     let left = budget.iterations - state.iteration;
     let games = config.selfplay.games_per_iteration;
+    // budget.minutes counts the training sessions' wall time, as the checkpoint keeps it.
     let minutes = budget.minutes.map_or(String::new(), |m| {
         format!(
-            ", {:.2} of {m} minutes of fitting used",
+            ", {:.2} of {m} minutes of training time used",
             state.seconds / 60.0
         )
     });
+    // A round is an iteration played by workers.
+    let left = if split {
+        counted(left, "round", "rounds")
+    } else {
+        counted(left, "iteration", "iterations")
+    };
+    let restart = if moved.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; --restart first moves the earlier results aside as {}",
+            list(&moved.iter().map(|p| backup(p)).collect::<Vec<_>>())
+        )
+    };
     println!(
-        "{} on {game}, model {}: {} of {} iterations done{minutes}; next iteration {next} \
-         (games {}–{}), {left} round{} left",
+        "{} on {game}, model {}: {} of {} done{minutes}; next iteration {next} \
+         (games {}–{}), {left} left{restart}",
         config.learner,
         model.display(),
         state.iteration,
-        budget.iterations,
+        counted(budget.iterations, "iteration", "iterations"),
         state.iteration * games,
         (state.iteration + 1) * games - 1,
-        if left == 1 { "" } else { "s" }
     );
     println!("next_iteration {next}");
-    println!("rounds_left {left}");
+    println!("rounds_left {}", budget.iterations - state.iteration);
     println!("state {key:016x}");
     println!("egdb {egdb}");
     println!("model {}", model.display());
     Ok(())
+}
+
+/// The checks of a run that need its game, made before anything starts (by `train` and
+/// `--plan` alike): a margin target needs a game with margins, the model's folder must
+/// exist, and workers or a dataset need a learner that learns from games played
+/// elsewhere.
+fn check_run<G: CliGame>(args: &TrainArgs, config: &TrainConfig) -> Result<(), CliError> {
+    let name = args.config.display();
+    config
+        .training
+        .check_target::<G>()
+        .map_err(|e| CliError::input(format!("config {name}: {e}")))?;
+    check_output(&format!("config {name}: model"), &config.model)?;
+    let flag = match (&args.workers, &args.from_dataset) {
+        (Some(_), _) => "--workers",
+        (None, Some(_)) => "--from-dataset",
+        (None, None) => return Ok(()),
+    };
+    require_games_played_elsewhere::<G>(config).map_err(|e| CliError::input(format!("{flag}: {e}")))
 }
 
 pub(super) fn train_game<G: CliGame>(
@@ -189,15 +235,16 @@ pub(super) fn train_game<G: CliGame>(
     text: String,
 ) -> Result<(), CliError> {
     // Before anything is written: a run's results are not replaced unasked.
-    let start = start_of(&args, &config, &text)?;
+    check_run::<G>(&args, &config)?;
+    let start = take_up(begin_of(&args, &config, &text)?)?;
     let stop = interrupt::flag();
     println!(
-        "training {} on {} → {} ({} iterations of {} games{})",
+        "training {} on {} → {} ({} of {}{})",
         config.learner,
         G::variant_name(variant),
         config.model.display(),
-        config.budget.iterations,
-        config.selfplay.games_per_iteration,
+        counted(config.budget.iterations, "iteration", "iterations"),
+        counted(config.selfplay.games_per_iteration, "game", "games"),
         config
             .budget
             .minutes
@@ -253,16 +300,15 @@ pub(super) fn train_game<G: CliGame>(
     let display = display.into_inner();
     display.finish();
     println!(
-        "{} after {} iterations: {} games, {} positions, {:.0} s of training; model {}, \
-         metrics {}, curve {}",
+        "{} after {}: {}, {}, {:.0} s of training; model {}, metrics {}, curve {}",
         if summary.interrupted {
             "stopped"
         } else {
             "done"
         },
-        summary.iterations,
-        summary.games,
-        summary.positions,
+        counted(summary.iterations, "iteration", "iterations"),
+        counted(summary.games, "game", "games"),
+        counted(summary.positions, "position", "positions"),
         summary.seconds,
         config.model.display(),
         config.beside_model("metrics.jsonl").display(),
@@ -321,28 +367,38 @@ fn backup(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Where the run starts. A run with results (checkpoint, metrics, curve or model) is
-/// continued only with `--resume` (or a checkpoint with `--from-dataset`) and started
-/// over only with `--restart`, which first renames those files to `*.bak` (refusing if
-/// any backup is there already); anything else is refused with status 2. A learner of
-/// workers (`--workers`) takes up the checkpoint by itself, and the files of a learner
-/// killed in its first iteration.
-fn start_of(args: &TrainArgs, config: &TrainConfig, text: &str) -> Result<Start, CliError> {
+/// Where `train` starts a run, decided before anything is written.
+enum Begin {
+    Start(Start),
+    /// `--restart`: these files of the run are renamed to `*.bak` first, then the run
+    /// starts anew.
+    Restart(Vec<PathBuf>),
+}
+
+/// The run's files, one after the other.
+fn list(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Where the run starts; writes nothing (`--plan` asks it too). A run with results
+/// (checkpoint, metrics, curve or model) is continued only with `--resume` (or a
+/// checkpoint with `--from-dataset`) and started over only with `--restart`, which
+/// renames those files to `*.bak` (refused if any backup is there already); anything
+/// else is refused with status 2. A learner of workers (`--workers`) takes up the
+/// checkpoint by itself, and the files of a learner killed in its first iteration.
+fn begin_of(args: &TrainArgs, config: &TrainConfig, text: &str) -> Result<Begin, CliError> {
     if args.resume {
-        return Ok(Start::Resume);
+        return Ok(Begin::Start(Start::Resume));
     }
     let name = shell_word(&args.config);
     let existing: Vec<PathBuf> = run_files(config)
         .into_iter()
         .filter(|p| p.exists())
         .collect();
-    let list = |paths: &[PathBuf]| {
-        paths
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     if args.restart {
         let taken: Vec<PathBuf> = existing
             .iter()
@@ -357,47 +413,58 @@ fn start_of(args: &TrainArgs, config: &TrainConfig, text: &str) -> Result<Start,
                 list(&taken)
             )));
         }
-        for path in &existing {
-            std::fs::rename(path, backup(path)).map_err(|e| {
-                CliError::failure(format!("--restart: cannot rename {}: {e}", path.display()))
-            })?;
-        }
-        if !existing.is_empty() {
-            println!(
-                "restarting: the earlier results are kept as {}",
-                list(&existing.iter().map(|p| backup(p)).collect::<Vec<_>>())
-            );
-        }
-        return Ok(Start::New);
+        return Ok(Begin::Restart(existing));
     }
     let checkpoint = config.beside_model("ckpt");
     let elsewhere = args.from_dataset.is_some() || args.workers.is_some();
     if elsewhere && checkpoint.exists() {
-        return Ok(Start::Continue);
+        return Ok(Begin::Start(Start::Continue));
     }
     // A learner killed in its first iteration left that iteration's files.
     if let Some(pool) = &args.workers
         && first_round_begun(pool, config, text)
     {
-        return Ok(Start::Continue);
+        return Ok(Begin::Start(Start::Continue));
     }
     if existing.is_empty() {
-        return Ok(if elsewhere {
+        return Ok(Begin::Start(if elsewhere {
             Start::Continue
         } else {
             Start::New
-        });
+        }));
     }
     let resume = if checkpoint.exists() {
         format!("continue it with `evalearn train --config {name} --resume`, or ")
     } else {
         String::new()
     };
+    // Say where --restart puts the files, a shipped model among them perhaps.
     Err(CliError::input(format!(
         "--config {name}: this run has results already ({}); {resume}start over with \
-         `--restart` (the old files are kept as *.bak)",
-        list(&existing)
+         `--restart`, which first moves them aside as {}",
+        list(&existing),
+        list(&existing.iter().map(|p| backup(p)).collect::<Vec<_>>())
     )))
+}
+
+/// Makes the start `begin` asks for: `--restart`'s renames, said; the run's start.
+fn take_up(begin: Begin) -> Result<Start, CliError> {
+    let existing = match begin {
+        Begin::Start(start) => return Ok(start),
+        Begin::Restart(existing) => existing,
+    };
+    for path in &existing {
+        std::fs::rename(path, backup(path)).map_err(|e| {
+            CliError::failure(format!("--restart: cannot rename {}: {e}", path.display()))
+        })?;
+    }
+    if !existing.is_empty() {
+        println!(
+            "restarting: the earlier results are kept as {}",
+            list(&existing.iter().map(|p| backup(p)).collect::<Vec<_>>())
+        );
+    }
+    Ok(Start::New)
 }
 
 /// `path` as one word for a shell command line (quoted if it must be).

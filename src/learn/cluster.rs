@@ -54,16 +54,27 @@ const POLL: Duration = Duration::from_millis(10);
 /// fit, a restart, an edit) makes another key.
 pub fn round_key(config: &TrainConfig, text: &str) -> Result<u64, String> {
     let checkpoint = config.beside_model("ckpt");
-    let mut bytes = match fs::read(&checkpoint) {
+    let bytes = match fs::read(&checkpoint) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == ErrorKind::NotFound => Vec::new(),
         Err(e) => return Err(format!("cannot read {}: {e}", checkpoint.display())),
     };
+    Ok(key_of(bytes, text))
+}
+
+/// The key of the state a run of config text `text` starts from without a checkpoint
+/// (a new run, or one started over with `--restart`).
+pub fn new_run_key(text: &str) -> u64 {
+    key_of(Vec::new(), text)
+}
+
+/// The key of checkpoint `bytes` (empty: none) and config `text`.
+fn key_of(mut bytes: Vec<u8>, text: &str) -> u64 {
     // Without the file's own trailing CRC: a CRC over a message and its CRC is the same
     // for every message, which would give every state one key.
     bytes.truncate(bytes.len().saturating_sub(CHECKSUM_BYTES));
     bytes.extend_from_slice(text.as_bytes());
-    Ok(checksum(&bytes))
+    checksum(&bytes)
 }
 
 /// Whether a learner of the run of `config` (config text `text`) published its first

@@ -17,9 +17,7 @@ use crate::selfplay::{SelfPlayConfig, Shard};
 
 /// Refuses a learner whose self-play cannot be played elsewhere (Samuel learns inside
 /// its own games: player A updates after each of its moves against a frozen B).
-pub(super) fn require_games_played_elsewhere<G: TrainGame>(
-    config: &TrainConfig,
-) -> Result<(), String> {
+pub fn require_games_played_elsewhere<G: TrainGame>(config: &TrainConfig) -> Result<(), String> {
     let learner = find_learner::<G>(&config.learner, None)?;
     if learner.learns_from_recorded_games() {
         return Ok(());
@@ -51,7 +49,21 @@ pub fn next_split_iteration<G: TrainGame>(
     config_text: &str,
 ) -> Result<RunState<G>, String> {
     require_games_played_elsewhere::<G>(config)?;
-    let state = start_state::<G>(game, config, config_text, Start::Continue, &mut |_| {})?;
+    next_iteration::<G>(game, config, config_text, Start::Continue, true)
+}
+
+/// The state the next iteration of the run of `config` (game `game`) starts from when
+/// `train` starts it as `start` (any learner); refuses a finished run as
+/// [`next_split_iteration`] does (`split`: the run's games are played as shards, which
+/// the time budget's message explains).
+pub fn next_iteration<G: TrainGame>(
+    game: &str,
+    config: &TrainConfig,
+    config_text: &str,
+    start: Start,
+    split: bool,
+) -> Result<RunState<G>, String> {
+    let state = start_state::<G>(game, config, config_text, start, &mut |_| {})?;
     let budget = &config.budget;
     if state.iteration >= budget.iterations {
         return Err(format!(
@@ -61,10 +73,15 @@ pub fn next_split_iteration<G: TrainGame>(
         ));
     }
     if let Some(minutes) = budget.minutes.filter(|m| state.seconds >= m * 60.0) {
+        let split = if split {
+            " (split into shards, the fitting runs' time counts, not the shards')"
+        } else {
+            ""
+        };
         return Err(format!(
             "the run is finished: its time budget is used, {:.2} of budget.minutes = \
-             {minutes} minutes of training after {} of {} iterations (split into shards, \
-             the fitting runs' time counts, not the shards'); raise budget.minutes to go on",
+             {minutes} minutes of training after {} of {} iterations{split}; raise \
+             budget.minutes to go on",
             state.seconds / 60.0,
             state.iteration,
             budget.iterations

@@ -25,8 +25,10 @@ use super::iteration::exploration;
 pub use super::iteration::{GameSource, Iteration, Stage, StageSeconds};
 use super::learner::{Learner, LearnerKind, TrainGame, find_learner};
 use super::plot::{CurvePoint, learning_curve_svg};
-use super::shard::require_games_played_elsewhere;
-pub use super::shard::{GameSupply, RecordedGames, ShardPlan, next_split_iteration, plan_shard};
+pub use super::shard::{
+    GameSupply, RecordedGames, ShardPlan, next_iteration, next_split_iteration, plan_shard,
+    require_games_played_elsewhere,
+};
 use crate::accuracy::heldout::{self, HeldOut};
 use crate::arena::interrupt::Interruptible;
 use crate::arena::margins::{self, MarginSummary};

@@ -341,13 +341,18 @@ fn bad_training_values_exit_2_naming_the_key() {
         ),
     )
     .unwrap();
-    let out = evalearn(&["train", "--config", arg(&run)]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("training.target") && err.contains("margins"),
-        "{err}"
-    );
+    // Refused as a bad config is, before anything starts, by --plan too.
+    for plan in [&[][..], &["--plan"]] {
+        let out = evalearn(&[&["train", "--config", arg(&run)][..], plan].concat());
+        assert_eq!(out.status.code(), Some(2), "{plan:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("config {}: training.target", run.display()))
+                && err.contains("margins"),
+            "{err}"
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "", "{plan:?}");
+    }
     assert!(!root.join("b.bin").exists() && !root.join("b.metrics.jsonl").exists());
     std::fs::remove_dir_all(&root).unwrap();
 }

@@ -183,6 +183,11 @@ fn train_refuses_to_replace_results_and_restart_keeps_them_as_backups() {
     let config = glem_config(&dir);
     let config_arg = config.to_str().unwrap();
     let out = train_ok(&config, &[]);
+    assert!(
+        out.contains("(2 iterations of 40 games)")
+            && out.contains("done after 2 iterations: 80 games"),
+        "{out}"
+    );
     // The next commands, exactly, for the model written.
     let model = dir.join("glem.bin");
     let model = model.to_str().unwrap();
@@ -217,6 +222,36 @@ fn train_refuses_to_replace_results_and_restart_keeps_them_as_backups() {
         }
         assert!(files(&dir) == before, "{args:?} changed the run's files");
     }
+    // --plan refuses what train with the same flags would, with train's words (a
+    // script's pre-check must not pass a run train refuses), and says where --restart
+    // puts the files; it writes nothing.
+    let refusal = |extra: &[&str]| {
+        let out = evalearn(&[&["train", "--config", config_arg][..], extra].concat());
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let refused = refusal(&[]);
+    assert_eq!(refusal(&["--plan"]), refused);
+    assert!(
+        refused
+            .contains("--resume`, or start over with `--restart`, which first moves them aside as")
+            && refused.contains(&format!("{model}.bak")),
+        "{refused}"
+    );
+    let finished = refusal(&["--plan", "--resume"]);
+    assert!(
+        finished.contains("the run is finished: 2 of budget.iterations = 2"),
+        "{finished}"
+    );
+    let plan = train_ok(&config, &["--plan", "--restart"]);
+    assert!(
+        plan.contains("0 of 2 iterations done")
+            && plan.contains("2 iterations left")
+            && plan.contains("--restart first moves the earlier results aside as")
+            && plan.contains(&format!("{model}.bak")),
+        "{plan}"
+    );
+    assert!(files(&dir) == before, "--plan changed the run's files");
     // Metrics or a model alone are results too.
     std::fs::rename(dir.join("glem.ckpt"), dir.join("elsewhere.ckpt.keep")).unwrap();
     let out = evalearn(&["train", "--config", config_arg]);
@@ -240,7 +275,9 @@ fn train_refuses_to_replace_results_and_restart_keeps_them_as_backups() {
     // Again: the backups would be replaced, so it is refused and nothing changes.
     let out = evalearn(&["train", "--config", config_arg, "--restart"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains(".bak"));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(err.contains(".bak"), "{err}");
+    assert_eq!(refusal(&["--restart", "--plan"]), err);
     assert!(files(&dir) == after);
     std::fs::remove_dir_all(&dir).unwrap();
 }

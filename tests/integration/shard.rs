@@ -323,6 +323,13 @@ fn the_plan_of_a_split_run() {
     };
 
     sharded_iteration(&run, &dir, 1, 2);
+    // With results, the plan answers for `train` with the same flags: --resume.
+    let stderr = refused(&["train", "--config", arg(&run), "--plan"]);
+    assert!(stderr.contains("--resume"), "{stderr}");
+    let plan = |run: &Path| {
+        let out = evalearn_ok(&["train", "--config", arg(run), "--plan", "--resume"]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
     let after_one = plan(&run);
     assert!(
         after_one.contains("next_iteration 2\nrounds_left 1"),
@@ -342,7 +349,7 @@ fn the_plan_of_a_split_run() {
     std::fs::write(&timed, text).unwrap();
     let out = dir.join("x.ds");
     for args in [
-        vec!["train", "--config", arg(&timed), "--plan"],
+        vec!["train", "--config", arg(&timed), "--plan", "--resume"],
         vec!["selfplay", "--config", arg(&timed), "--out", arg(&out)],
     ] {
         let stderr = refused(&args);
@@ -350,7 +357,7 @@ fn the_plan_of_a_split_run() {
     }
 
     sharded_iteration(&run, &dir, 2, 2);
-    let stderr = refused(&["train", "--config", arg(&run), "--plan"]);
+    let stderr = refused(&["train", "--config", arg(&run), "--plan", "--resume"]);
     assert!(
         stderr.contains("the run is finished: 2 of budget.iterations = 2"),
         "{stderr}"

@@ -322,3 +322,72 @@ fn bad_configs_are_rejected_with_the_key_and_exit_status_2() {
     assert_eq!(out.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--plan` says where any learner's run stands, Samuel's too, refusing only what does
+/// not apply (workers, a dataset) and what `train` would refuse before starting: a model
+/// folder that does not exist (not created, as `--out` elsewhere is not).
+#[test]
+fn the_plan_of_any_learner_and_a_missing_model_folder() {
+    let dir = temp_dir("plan-learners");
+    let samuel = tiny_config(&dir, "samuel", 1, "");
+    let samuel = samuel.to_str().unwrap();
+    let out = evalearn(&["train", "--config", samuel, "--plan"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("samuel on brazilian")
+            && text.contains(
+                ": 0 of 1 iteration done; next iteration 1 (games 0–39), 1 iteration left"
+            )
+            && text.contains("\nnext_iteration 1\nrounds_left 1\n"),
+        "{text}"
+    );
+    let pool = dir.join("pool");
+    let out = evalearn(&[
+        "train",
+        "--config",
+        samuel,
+        "--plan",
+        "--workers",
+        pool.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--workers: the samuel learner learns during its own"),
+        "{err}"
+    );
+    let listed = |dir: &Path| std::fs::read_dir(dir).unwrap().count();
+    assert_eq!(listed(&dir), 1, "only the config: --plan writes nothing");
+
+    // The model's folder must exist, checked before anything starts.
+    let config = dir.join("nowhere.toml");
+    let folder = dir.join("no-such-folder");
+    std::fs::write(
+        &config,
+        format!(
+            "learner = \"td\"\nmodel = \"{}\"\n[budget]\niterations = 1\n",
+            folder.join("x.bin").display()
+        ),
+    )
+    .unwrap();
+    for plan in [&[][..], &["--plan"]] {
+        let out = evalearn(&[&["train", "--config", config.to_str().unwrap()][..], plan].concat());
+        assert_eq!(out.status.code(), Some(2), "{plan:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let said = format!(
+            "model {}: the folder {} does not exist",
+            folder.join("x.bin").display(),
+            folder.display()
+        );
+        assert!(err.contains(&said), "{err}");
+        assert!(!String::from_utf8_lossy(&out.stdout).contains("training td"));
+    }
+    assert!(!folder.exists(), "the model's folder was made");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
