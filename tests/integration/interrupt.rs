@@ -311,7 +311,7 @@ fn ctrl_c_in_each_training_stage_keeps_the_checkpoint_and_resume_ends_as_a_strai
             ended.stderr
         );
         assert!(
-            ended.stdout.contains("stopped after 1 iterations")
+            ended.stdout.contains("stopped after 1 iteration: 40 games")
                 && ended.stdout.contains("--resume"),
             "{stage}: {}",
             ended.stdout

@@ -8,12 +8,14 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
-use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde::de::{DeserializeOwned, DeserializeSeed};
 
 use super::learner::LearnerSection;
 use super::registry::SECTIONS;
-
 use crate::search::{Limits, MAX_PLY};
+use document::{ConfigSeed, top_level_lines};
+
+mod document;
 
 /// Longest configuration file read.
 pub const MAX_CONFIG_BYTES: u64 = 64 << 10;
@@ -637,52 +639,6 @@ pub fn read_section<T: DeserializeOwned + Default>(
     }
 }
 
-/// The line (from 1) where each top-level key of `text` is first written; a key that
-/// is neither a config key nor a learner's section is refused there, with its line.
-/// (Refused later, by the deserializer, its error would point at the file's first line.)
-fn top_level_lines<'t>(
-    text: &'t str,
-    learners: &[&dyn LearnerSection],
-) -> Result<BTreeMap<std::borrow::Cow<'t, str>, usize>, ConfigError> {
-    // A syntax error is left to the deserializer, which quotes the line.
-    let Ok(document) = toml::de::DeTable::parse(text) else {
-        return Ok(BTreeMap::new());
-    };
-    let line_of = |at: usize| text[..at.min(text.len())].matches('\n').count() + 1;
-    let mut lines = BTreeMap::new();
-    for (key, value) in document.get_ref() {
-        let name = key.get_ref();
-        let line = line_of(key.span().start);
-        let known = KEYS.contains(&name.as_ref()) || learners.iter().any(|l| l.name() == name);
-        if !known {
-            let sections: Vec<String> = KEYS[4..]
-                .iter()
-                .copied()
-                .chain(learners.iter().map(|l| l.name()))
-                .map(|s| format!("[{s}]"))
-                .collect();
-            let keys = KEYS[..4].join("`, `");
-            return Err(ConfigError(
-                if matches!(value.get_ref(), toml::de::DeValue::Table(_)) {
-                    format!(
-                        "line {line}: unknown section [{name}]; expected one of {} (or a key \
-                         `{keys}` before the first section)",
-                        sections.join(", ")
-                    )
-                } else {
-                    format!(
-                        "line {line}: unknown key `{name}`; expected one of `{keys}` (or a \
-                         section {})",
-                        sections.join(", ")
-                    )
-                },
-            ));
-        }
-        lines.insert(name.clone(), line);
-    }
-    Ok(lines)
-}
-
 /// A TOML error's text without its trailing newline.
 fn trimmed(error: &impl std::fmt::Display) -> String {
     error.to_string().trim_end().to_string()
@@ -765,73 +721,6 @@ impl TrainingSettings {
             return fail("lr_gamma", "must be in (0, 1]", self.lr_gamma.to_string());
         }
         Ok(())
-    }
-}
-
-/// Reads a config's top-level table: the generic keys as their types, the learners'
-/// sections as tables, anything else refused with the key's place in the text.
-struct ConfigSeed<'a> {
-    learners: &'a [&'a dyn LearnerSection],
-}
-
-impl<'de> DeserializeSeed<'de> for ConfigSeed<'_> {
-    type Value = TrainConfig;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<TrainConfig, D::Error> {
-        deserializer.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ConfigSeed<'_> {
-    type Value = TrainConfig;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a training configuration")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TrainConfig, A::Error> {
-        let mut learner = None;
-        let mut model = None;
-        let mut config = TrainConfig {
-            learner: String::new(),
-            game: None,
-            seed: 1,
-            model: PathBuf::new(),
-            budget: Budget::default(),
-            selfplay: SelfPlaySettings::default(),
-            evaluation: EvaluationSettings::default(),
-            training: TrainingSettings::default(),
-            sections: BTreeMap::new(),
-            settled: BTreeMap::new(),
-        };
-        while let Some(key) = map.next_key::<String>()? {
-            match key.as_str() {
-                "learner" => learner = Some(map.next_value::<String>()?),
-                "game" => config.game = Some(map.next_value()?),
-                "seed" => config.seed = map.next_value()?,
-                "model" => model = Some(map.next_value::<PathBuf>()?),
-                "budget" => config.budget = map.next_value()?,
-                "selfplay" => config.selfplay = map.next_value()?,
-                "evaluation" => config.evaluation = map.next_value()?,
-                "training" => config.training = map.next_value()?,
-                name if self.learners.iter().any(|l| l.name() == name) => {
-                    let section: toml::Table = map.next_value()?;
-                    config.sections.insert(key, section);
-                }
-                other => {
-                    let sections: Vec<&str> = self.learners.iter().map(|l| l.name()).collect();
-                    return Err(de::Error::custom(format!(
-                        "unknown field `{other}`, expected one of `{}` or a learner's \
-                         section ({})",
-                        KEYS.join("`, `"),
-                        sections.join(", ")
-                    )));
-                }
-            }
-        }
-        config.learner = learner.ok_or_else(|| de::Error::missing_field("learner"))?;
-        config.model = model.ok_or_else(|| de::Error::missing_field("model"))?;
-        Ok(config)
     }
 }
 
