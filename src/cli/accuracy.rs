@@ -81,14 +81,8 @@ pub struct AccuracyArgs {
 }
 
 pub fn accuracy(games: &Games, args: AccuracyArgs) -> Result<(), CliError> {
-    if let Some(path) = &args.json
-        && path.exists()
-        && !args.force
-    {
-        return Err(CliError::input(format!(
-            "--json {}: the file exists; give --force to replace it",
-            path.display()
-        )));
+    if let Some(path) = &args.json {
+        super::args::check_new_output("--json", path, args.force)?;
     }
     if args.game.is_none() && args.egdb.is_none() {
         return Err(CliError::input(

@@ -276,6 +276,19 @@ pub fn check_output(flag: &str, path: &Path) -> Result<(), CliError> {
     writable_folder(parent_folder(path), &name.to_string_lossy()).map_err(bad)
 }
 
+/// [`check_output`] for a result file: an existing file at `path` is also refused unless
+/// `force` (the command's `--force`), so no command replaces a user's results unasked.
+pub fn check_new_output(flag: &str, path: &Path, force: bool) -> Result<(), CliError> {
+    check_output(flag, path)?;
+    if path.exists() && !force {
+        return Err(CliError::input(format!(
+            "{flag} {}: the file exists; give --force to replace it",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Checks, before any work is done, that the folder `path` given by `flag` can hold the
 /// files a command writes: an existing folder that takes a new file, or a new folder
 /// in an existing one. Exit status 2, with the flag, when not.

@@ -101,13 +101,7 @@ pub fn read_book<G: Game>(variant: G::Variant, path: &Path) -> Result<Arc<Book<G
 pub fn book(games: &Games, args: BookArgs) -> Result<(), CliError> {
     match args.command {
         BookCommand::Build(args) => {
-            super::args::check_output("--out", &args.out)?;
-            if args.out.exists() && !args.force {
-                return Err(CliError::input(format!(
-                    "--out {}: the file exists; give --force to replace it",
-                    args.out.display()
-                )));
-            }
+            super::args::check_new_output("--out", &args.out, args.force)?;
             let spec = eval_spec(games, "--eval", &args.eval)?;
             let game = args.game.resolve(games, &[&spec])?;
             games.run(&game, Job::BookBuild(args, spec))

@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::{ArgGroup, Args};
 
 use super::args::{
-    GameArg, LimitArgs, OpeningArgs, advance, alone, check_output, counted, eval_spec,
+    GameArg, LimitArgs, OpeningArgs, advance, alone, check_new_output, counted, eval_spec,
     load_evaluator, progress_bar, typed_flag, write_output,
 };
 use super::book::read_book;
@@ -142,6 +142,9 @@ pub struct MatchArgs {
     /// Also write the report as JSON
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Replace an existing --record or --json file
+    #[arg(long)]
+    force: bool,
 }
 
 /// A search configuration chosen by name on the command line.
@@ -258,10 +261,10 @@ impl<G: CliGame> Contender<G> for MatchSide<G> {
 
 pub fn run(games: &Games, args: MatchArgs) -> Result<(), CliError> {
     if let Some(path) = &args.record {
-        check_output(typed_flag("--record", &["--pdn"]), path)?;
+        check_new_output(typed_flag("--record", &["--pdn"]), path, args.force)?;
     }
     if let Some(path) = &args.json {
-        check_output("--json", path)?;
+        check_new_output("--json", path, args.force)?;
     }
     let spec_a = SideSpec::parse(games, "--a", &args.a)?;
     let spec_b = SideSpec::parse(games, "--b", &args.b)?;

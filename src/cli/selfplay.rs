@@ -7,7 +7,7 @@ use std::time::Instant;
 use clap::{Args, Subcommand};
 
 use super::args::{
-    GameArg, LimitArgs, OpeningArgs, advance, alone, check_output, eval_spec, load_evaluator,
+    GameArg, LimitArgs, OpeningArgs, advance, alone, check_new_output, eval_spec, load_evaluator,
     progress_bar, typed_flag, write_output,
 };
 use super::book::read_book;
@@ -108,6 +108,9 @@ pub struct SelfPlayArgs {
     /// for Kalah)
     #[arg(long, visible_alias = "pdn")]
     record: Option<PathBuf>,
+    /// Replace an existing --out or --record file
+    #[arg(long)]
+    force: bool,
     #[command(flatten)]
     egdb: EgdbOption,
     /// Play games on inside the endgame database instead of ending them with its result
@@ -133,6 +136,9 @@ enum DatasetCommand {
         /// The dataset to write
         #[arg(long)]
         out: PathBuf,
+        /// Replace an existing --out file
+        #[arg(long)]
+        force: bool,
         /// Datasets to join
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
@@ -141,10 +147,10 @@ enum DatasetCommand {
 
 pub fn selfplay(games: &Games, args: SelfPlayArgs) -> Result<(), CliError> {
     if let Some(out) = &args.out {
-        check_output("--out", out)?;
+        check_new_output("--out", out, args.force)?;
     }
     if let Some(path) = &args.record {
-        check_output(typed_flag("--record", &["--pdn"]), path)?;
+        check_new_output(typed_flag("--record", &["--pdn"]), path, args.force)?;
     }
     if let Some(path) = args.config.clone() {
         let (config, text) =
@@ -395,8 +401,8 @@ pub fn saved_game<G: Game>(game: &DatasetGame<G>, player: &str) -> SavedGame<G> 
 }
 
 pub fn dataset(games: &Games, args: DatasetArgs) -> Result<(), CliError> {
-    if let DatasetCommand::Merge { out, .. } = &args.command {
-        check_output("--out", out)?;
+    if let DatasetCommand::Merge { out, force, .. } = &args.command {
+        check_new_output("--out", out, *force)?;
     }
     let first = match &args.command {
         DatasetCommand::Info { path } => path,
@@ -453,7 +459,7 @@ pub(super) fn dataset_of<G: CliGame>(
             println!("endings      {}", endings.join(", "));
             Ok(())
         }
-        DatasetCommand::Merge { out, inputs } => {
+        DatasetCommand::Merge { out, inputs, .. } => {
             let mut games = Vec::new();
             for input in &inputs {
                 let data = Dataset::<G>::read(input, Some(&name))

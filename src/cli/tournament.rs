@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::args::{
-    GameArg, LimitArgs, OpeningArgs, advance, check_output, counted, eval_spec, load_evaluator,
+    GameArg, LimitArgs, OpeningArgs, advance, check_new_output, counted, eval_spec, load_evaluator,
     progress_bar, write_output,
 };
 use super::egdb::EgdbOption;
@@ -65,12 +65,15 @@ pub struct TournamentArgs {
     /// Also write the results as JSON
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Replace an existing --markdown or --json file
+    #[arg(long)]
+    force: bool,
 }
 
 pub fn tournament(games: &Games, args: TournamentArgs) -> Result<(), CliError> {
     for (flag, path) in [("--markdown", &args.markdown), ("--json", &args.json)] {
         if let Some(path) = path {
-            check_output(flag, path)?;
+            check_new_output(flag, path, args.force)?;
         }
     }
     if !args.games.is_multiple_of(2) {

@@ -277,6 +277,89 @@ fn unusable_outputs_exit_2_naming_the_flag_as_typed() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Every command writing a result file the user names refuses an existing one unless
+/// `--force` is given (the message and the refusal of `book build --out`), before any
+/// work, and leaves it as it was; with `--force` it is replaced.
+#[test]
+fn existing_results_are_replaced_only_with_force() {
+    let dir = temp_dir("existing-outputs");
+    let kept = dir.join("kept");
+    let kept = kept.to_str().unwrap();
+    let fresh = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let (ds, json) = (fresh("new.ds"), fresh("new.json"));
+    // A dataset to merge, written before `kept` exists.
+    let input = fresh("in.ds");
+    let selfplay = [
+        "selfplay", "--eval", "material", "--games", "2", "--depth", "1",
+    ];
+    evalearn_ok(&[&selfplay[..], &["--out", &input]].concat());
+    let matches = [
+        "match", "--a", "material", "--b", "material", "--games", "2", "--depth", "1",
+    ];
+    let tournament = [
+        "tournament",
+        "--players",
+        "material,models/td.bin",
+        "--games",
+        "2",
+        "--depth",
+        "1",
+    ];
+    let treestats = [
+        "treestats",
+        "--positions",
+        "1",
+        "--depths",
+        "1",
+        "--seed",
+        "1",
+        "--algos",
+        "ab",
+    ];
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        ([&selfplay[..], &["--out", kept]].concat(), "--out"),
+        (
+            [&selfplay[..], &["--out", &ds, "--record", kept]].concat(),
+            "--record",
+        ),
+        (
+            [&selfplay[..], &["--out", &ds, "--pdn", kept]].concat(),
+            "--pdn",
+        ),
+        ([&matches[..], &["--json", kept]].concat(), "--json"),
+        (
+            [&matches[..], &["--json", &json, "--record", kept]].concat(),
+            "--record",
+        ),
+        (
+            [&tournament[..], &["--markdown", kept]].concat(),
+            "--markdown",
+        ),
+        ([&tournament[..], &["--json", kept]].concat(), "--json"),
+        (vec!["dataset", "merge", "--out", kept, &input], "--out"),
+        ([&treestats[..], &["--json", kept]].concat(), "--json"),
+    ];
+    for (args, flag) in cases {
+        std::fs::write(kept, "results").unwrap();
+        // The other outputs are new to each case (a forced run wrote them).
+        for other in [&ds, &json] {
+            let _ = std::fs::remove_file(other);
+        }
+        let out = evalearn(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert_eq!(
+            stderr(&out),
+            format!("error: {flag} {kept}: the file exists; give --force to replace it\n"),
+            "{args:?}"
+        );
+        assert!(stdout(&out).is_empty(), "{args:?}: {}", stdout(&out));
+        assert_eq!(std::fs::read(kept).unwrap(), b"results", "{args:?}");
+        evalearn_ok(&[&args[..], &["--force"]].concat());
+        assert_ne!(std::fs::read(kept).unwrap(), b"results", "{args:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn position_errors_name_the_flag_as_typed() {
     for flag in ["--fen", "--position"] {

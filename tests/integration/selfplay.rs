@@ -35,12 +35,16 @@ fn selfplay(out: &Path, extra: &[&str]) {
 #[test]
 fn the_same_seed_gives_the_same_bytes_on_one_and_two_threads() {
     let dir = temp_dir("repro");
-    for extra in [
+    for (run, extra) in [
         &[][..],
         &["--temperature", "0.5", "--temperature-plies", "8"],
-    ] {
-        let one = dir.join("one.bin");
-        let two = dir.join("two.bin");
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        // Files of their own: an existing dataset is not replaced without --force.
+        let one = dir.join(format!("one-{run}.bin"));
+        let two = dir.join(format!("two-{run}.bin"));
         selfplay(&one, &[&["--threads", "1"], extra].concat());
         selfplay(&two, &[&["--threads", "2"], extra].concat());
         let (a, b) = (std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
@@ -57,7 +61,7 @@ fn the_same_seed_gives_the_same_bytes_on_one_and_two_threads() {
     }
     // A different seed, different games.
     let other = dir.join("other.bin");
-    let one = dir.join("one.bin");
+    let one = dir.join("one-0.bin");
     selfplay(&other, &["--seed", "12"]);
     assert_ne!(std::fs::read(&other).unwrap(), std::fs::read(&one).unwrap());
     std::fs::remove_dir_all(&dir).unwrap();

@@ -51,6 +51,9 @@ pub struct TreeStatsArgs {
     /// Also write the table as JSON {algo: {depth: mean main-search nodes}}
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Replace an existing --json file
+    #[arg(long)]
+    force: bool,
 }
 
 /// Most pieces of a `--pieces` range (the start position has 24).
@@ -85,7 +88,7 @@ type Row<'a> = (String, SearchConfig, Option<&'a SharedTablebase<Brazilian>>);
 
 pub fn run(args: TreeStatsArgs) -> Result<(), CliError> {
     if let Some(path) = &args.json {
-        crate::cli::args::check_output("--json", path)?;
+        crate::cli::args::check_new_output("--json", path, args.force)?;
     }
     let algos = algorithms(&args)?;
     let tablebase = database(&args)?;
