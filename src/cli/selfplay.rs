@@ -1,5 +1,6 @@
 //! `evalearn selfplay` and `evalearn dataset`: generating and inspecting self-play data.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -131,7 +132,8 @@ enum DatasetCommand {
         /// The dataset file
         path: PathBuf,
     },
-    /// Join datasets (e.g. shards of one run) into one, sorted by game index
+    /// Join the shards of one run (`selfplay --shard I/N`) into one dataset, sorted by
+    /// game index (separate runs share game numbers and cannot be joined)
     Merge {
         /// The dataset to write
         #[arg(long)]
@@ -461,21 +463,52 @@ pub(super) fn dataset_of<G: CliGame>(
         }
         DatasetCommand::Merge { out, inputs, .. } => {
             let mut games = Vec::new();
-            for input in &inputs {
+            // Which input each game index came from, to name both holders of a game.
+            let mut holder: HashMap<u64, usize> = HashMap::new();
+            for (i, input) in inputs.iter().enumerate() {
                 let data = Dataset::<G>::read(input, Some(&name))
                     .map_err(|e| CliError::input(e.to_string()))?;
                 if let Some(warning) = &data.warning {
                     eprintln!("warning: {warning}");
                 }
+                for game in &data.games {
+                    if let Some(first) = holder.insert(game.index, i) {
+                        return Err(CliError::input(duplicate_game(
+                            &inputs, first, i, game.index,
+                        )));
+                    }
+                }
                 games.extend(data.games);
             }
-            // Its errors are the inputs' (a game in two of them); --out was checked above.
+            // Its errors are then only --out's (checked above: a full disk, say).
             Dataset::write_sorted(&out, &name, &games)
-                .map_err(|e| CliError::input(e.to_string()))?;
+                .map_err(|e| CliError::failure(e.to_string()))?;
             println!("merged {} games into {}", games.len(), out.display());
             Ok(())
         }
     }
+}
+
+/// Why `dataset merge` refuses game `index` of `inputs[second]`, already met in
+/// `inputs[first]`: merge joins the shards of one run, whose games are numbered apart;
+/// separate runs all number theirs from 0.
+fn duplicate_game(inputs: &[PathBuf], first: usize, second: usize, index: u64) -> String {
+    let path = inputs[second].display();
+    let place = if first == second {
+        format!("dataset {path}: game {index} appears twice in it")
+    } else if inputs[first] == inputs[second] {
+        format!("dataset {path}: given twice")
+    } else {
+        format!(
+            "dataset {path}: game {index} is also in {}",
+            inputs[first].display()
+        )
+    };
+    format!(
+        "{place}; merge joins the shards of one run (`selfplay --shard I/N` with the same \
+         options and seed, or `selfplay --config … --shard I/N`), whose games are numbered \
+         apart, and cannot join separate runs, which all number their games from 0"
+    )
 }
 
 /// `selfplay --config CONFIG --worker DIR`: plays the run's shards as its learner

@@ -101,6 +101,35 @@ fn shards_merge_into_the_whole_run() {
         part,
     ]);
     assert_eq!(twice.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&twice.stderr);
+    assert!(
+        said.contains(&format!("dataset {part}: given twice")),
+        "{said}"
+    );
+    // Two separate runs both number their games from 0: the input where a game is met
+    // again is named with the one holding it already, and what merge joins is said.
+    let other_run = dir.join("other-run.bin");
+    selfplay(&other_run, &["--seed", "12"]);
+    let out = dir.join("x.bin");
+    let (whole, other_run) = (whole.to_str().unwrap(), other_run.to_str().unwrap());
+    let runs = evalearn(&[
+        "dataset",
+        "merge",
+        "--out",
+        out.to_str().unwrap(),
+        whole,
+        other_run,
+    ]);
+    assert_eq!(runs.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&runs.stderr);
+    assert!(
+        said.starts_with(&format!(
+            "error: dataset {other_run}: game 0 is also in {whole}; merge joins the shards of \
+             one run"
+        )) && said.contains("cannot join separate runs"),
+        "{said}"
+    );
+    assert!(!out.exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
