@@ -500,6 +500,17 @@ fn ctrl_c_in_a_kalah_solve_reports_the_bounds_proven() {
     let dir = temp_dir("solve");
     // The start of Kalah(6,6) takes hours to solve: the signal comes as the solve starts.
     let ended = interrupted_solve("8", &dir, "tt ");
+    // Said before it starts, with what Ctrl-C keeps.
+    assert!(
+        ended.stderr.starts_with(
+            "note: Kalah(6,6) from the start (72 stones in the pits) has not been solved by \
+             this program"
+        ) && ended
+            .stderr
+            .contains("Ctrl-C stops it and prints the bounds proven so far"),
+        "{}",
+        ended.stderr
+    );
     assert!(
         ended
             .stderr

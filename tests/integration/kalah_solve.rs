@@ -173,6 +173,12 @@ fn solve_from_the_command_line() {
         text.contains("db 12 stones: ") && text.contains("value +2 (A wins by 2"),
         "{text}"
     );
+    // A question solved in seconds comes without the note of a solve that may not end.
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for args in [
         &["solve", "--game", "brazilian"][..],
         &["solve", "--game", "kalah:6:99"],

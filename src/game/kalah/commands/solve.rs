@@ -30,6 +30,11 @@ const SMALL_SOLVE_STONES: u32 = 36;
 /// The database `solve` builds by default for a small question.
 const SMALL_SOLVE_DB_STONES: u32 = 12;
 
+/// Most stones in the pits of a question `solve` is known to settle in minutes: the start
+/// of Kalah(6,4), solved in 140 s (docs/kalah.md). Beyond it `solve` says, before it
+/// starts, that the run may not end.
+const QUICK_SOLVE_STONES: u32 = 48;
+
 /// Largest table accepted, in MiB.
 const MAX_TT_MIB: u64 = 1 << 18;
 
@@ -67,6 +72,12 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
     println!("position {}", pos.format_position());
 
     let in_pits = stones(&pits_of(&pos));
+    if in_pits > QUICK_SOLVE_STONES {
+        eprintln!(
+            "note: {}",
+            long_solve_note(rules, args.position.is_none(), in_pits)
+        );
+    }
     let mut db_args = args.db.clone();
     if in_pits <= SMALL_SOLVE_STONES {
         db_args.db_stones = db_args
@@ -182,6 +193,35 @@ impl KalahDb for SolverDbArgs {
         ));
         Ok(Some(db))
     }
+}
+
+/// What a user starting a solve that may not end should know first: what has been
+/// solved here (docs/kalah.md), what this asks, and that Ctrl-C keeps what is proven.
+fn long_solve_note(rules: KalahRules, from_start: bool, in_pits: u32) -> String {
+    const LARGEST: &str = "Kalah(6,5) with empty capture (60 stones), the largest game \
+                           solved here, took 37 minutes and 9 GB (--db-stones 22 --tt-mb 8192)";
+    let question = match (from_start, rules.stones, rules.empty_capture) {
+        (true, 5, true) => format!("{LARGEST}; with other options it may take far longer"),
+        (true, stones, empty_capture) => format!(
+            "Kalah(6,{stones}){} from the start ({in_pits} stones in the pits) has not been \
+             solved by this program: {LARGEST}, and every stone more multiplies the work, \
+             so this may run for days",
+            if empty_capture {
+                " with empty capture"
+            } else {
+                ""
+            }
+        ),
+        (false, ..) => format!(
+            "this position has {in_pits} stones in the pits, more than the \
+             {QUICK_SOLVE_STONES} of Kalah(6,4), the largest start solved here in minutes; \
+             {LARGEST}, so this may run for hours or days"
+        ),
+    };
+    format!(
+        "{question}. Ctrl-C stops it and prints the bounds proven so far (a database is \
+         kept in --db-dir once built). `solve --game kalah:6:4` takes about 3 minutes."
+    )
 }
 
 /// Reads `--game`: Kalah only, with its rule options.
