@@ -61,8 +61,13 @@ fn command_line_builds_verifies_probes_and_lists() {
     let out = text(&evalearn_ok(&["egdb", "probe", "--dir", d, "--fen", "W:WK29,K30:BK4"]).stdout);
     assert!(out.contains("value win in 3 plies"), "{out}");
     assert!(out.contains("line 30-25 4-8 25x4"), "{out}");
-    let out = text(&evalearn_ok(&["egdb", "probe", "--dir", d, "--fen", "B:WK29,K30:BK4"]).stdout);
+    // `--egdb`, as every other command names the folder, is `--dir` here too.
+    let out = text(&evalearn_ok(&["egdb", "probe", "--egdb", d, "--fen", "B:WK29,K30:BK4"]).stdout);
     assert!(out.contains("value"), "{out}");
+    for command in ["probe", "verify", "info"] {
+        let help = text(&evalearn_ok(&["egdb", command, "--help"]).stdout);
+        assert!(help.contains("[alias: --egdb]"), "{command}: {help}");
+    }
     let out = text(&evalearn_ok(&["egdb", "info", "--dir", d]).stdout);
     assert!(out.contains("complete up to 3 pieces"), "{out}");
     // Outside the database, a bad FEN: input errors.
@@ -161,14 +166,31 @@ fn damaged_files_are_named_and_the_engine_plays_on() {
         "{}",
         text(&out.stderr)
     );
-    assert_input_error(&[
-        "egdb",
-        "probe",
-        "--dir",
-        missing.to_str().unwrap(),
-        "--fen",
-        "W:WK29:BK4",
-    ]);
+    // Said once, as the error, with the flag as typed and how to build one.
+    let m = missing.to_str().unwrap();
+    for flag in ["--dir", "--egdb"] {
+        let out = evalearn(&["egdb", "probe", flag, m, "--fen", "W:WK29:BK4"]);
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(
+            text(&out.stderr),
+            format!(
+                "error: {flag} {m}: no such folder (build one with `evalearn egdb build \
+                 --pieces 5 --out {m}`)\n"
+            )
+        );
+    }
+    // The default folder, `egdb`, missing: no `egdb: egdb:`.
+    let out = crate::common::evalearn_command()
+        .current_dir(&dir)
+        .args(["egdb", "verify"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).starts_with("error: --dir egdb: no such folder"),
+        "{}",
+        text(&out.stderr)
+    );
     let opened = Egdb::open(&dir);
     assert_eq!(opened.complete_up_to, 0, "a two-piece slice is damaged");
     assert_eq!(opened.problems.len(), 3);

@@ -203,9 +203,17 @@ impl AccuracyGame for Brazilian {
 /// The `accuracy` command's positions: drawn from the database's slices (`--mix`), or a
 /// dataset's positions inside it (`--from`).
 fn accuracy_cases(args: &AccuracyArgs, dir: &Path) -> Result<Vec<Case<Brazilian>>, CliError> {
+    // A missing folder is the one problem then: said once, as the error.
+    if !dir.is_dir() {
+        return Err(CliError::input(format!(
+            "--egdb {}: no such folder (build one with `evalearn egdb build`)",
+            dir.display()
+        )));
+    }
     let opened = Egdb::open(dir);
+    // Each problem names its slice file, which names the folder.
     for problem in &opened.problems {
-        eprintln!("warning: egdb: {problem}");
+        eprintln!("warning: {problem}");
     }
     let egdb = opened.egdb;
     if egdb.slice_count() == 0 {

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use clap::{Args, Subcommand};
 
+use crate::cli::args::typed_flag;
 use crate::cli::egdb::{EgdbGame, OpenedTablebase};
 use crate::cli::{CliError, interrupt};
 use crate::game::Game;
@@ -39,7 +40,8 @@ enum EgdbCommand {
         /// Position (FEN)
         #[arg(long)]
         fen: String,
-        #[arg(long, default_value = DEFAULT_DIR)]
+        /// Endgame database folder
+        #[arg(long, visible_alias = "egdb", default_value = DEFAULT_DIR)]
         dir: PathBuf,
         /// Print moves in algebraic notation
         #[arg(long)]
@@ -47,7 +49,8 @@ enum EgdbCommand {
     },
     /// Check every stored value against the values of its moves
     Verify {
-        #[arg(long, default_value = DEFAULT_DIR)]
+        /// Endgame database folder
+        #[arg(long, visible_alias = "egdb", default_value = DEFAULT_DIR)]
         dir: PathBuf,
         /// Check only the slices of up to this many pieces
         #[arg(long)]
@@ -57,7 +60,8 @@ enum EgdbCommand {
     },
     /// List the slices of a database folder, with sizes and problems
     Info {
-        #[arg(long, default_value = DEFAULT_DIR)]
+        /// Endgame database folder
+        #[arg(long, visible_alias = "egdb", default_value = DEFAULT_DIR)]
         dir: PathBuf,
     },
 }
@@ -162,14 +166,26 @@ fn percent(part: u64, whole: u64) -> f64 {
 
 /// Opens a database folder, requiring at least one slice; with the number of problems.
 fn open_or_fail(dir: &Path) -> Result<(Egdb, usize), CliError> {
+    let flag = typed_flag("--dir", &["--egdb"]);
+    let build = format!(
+        "build one with `evalearn egdb build --pieces 5 --out {}`",
+        dir.display()
+    );
+    // A missing folder is the one problem then: said once, as the error.
+    if !dir.is_dir() {
+        return Err(CliError::input(format!(
+            "{flag} {}: no such folder ({build})",
+            dir.display()
+        )));
+    }
     let opened = Egdb::open(dir);
+    // Each problem names its slice file, which names the folder.
     for problem in &opened.problems {
-        eprintln!("warning: egdb: {problem}");
+        eprintln!("warning: {problem}");
     }
     if opened.egdb.slice_count() == 0 {
         return Err(CliError::input(format!(
-            "{}: no endgame database slice found (build one with `evalearn egdb build --pieces 5 --out {}`)",
-            dir.display(),
+            "{flag} {}: no endgame database slice found ({build})",
             dir.display()
         )));
     }
