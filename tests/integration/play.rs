@@ -82,6 +82,15 @@ fn a_scripted_game_with_mistakes_undo_and_save() {
         .unwrap()
         .1
         .to_string();
+    // A file that cannot be written is named.
+    let nowhere = dir.join("no-such-folder").join("x.pdn");
+    play.send(&format!("save {}", nowhere.display()));
+    assert!(
+        play.wait_for("cannot save")
+            .contains(&format!("cannot save to {}: ", nowhere.display()))
+    );
+    play.send("save");
+    play.wait_for("save FILE: give the file");
     play.send(&format!("save {}", saved.display()));
     play.wait_for("saved to");
     play.send("quit");

@@ -357,11 +357,13 @@ impl<G: CliGame> Session<G> {
                 Err(e) => self.say(&format!("not a position: {e}")),
             },
             "load" => self.load(Path::new(rest)),
+            "save" if rest.is_empty() => self.say("save FILE: give the file to save the game to"),
             "save" => {
                 let result = self.current_result();
                 match self.write_game(Path::new(rest), result, false) {
                     Ok(()) => self.say(&format!("saved to {rest}")),
-                    Err(e) => self.say(&format!("cannot save: {e}")),
+                    // The path, as load says it: the error alone does not tell which.
+                    Err(e) => self.say(&format!("cannot save to {rest}: {e}")),
                 }
             }
             _ if !ongoing => self.say("the game is over: new, undo, load, save or quit"),
