@@ -98,8 +98,9 @@ pub struct SolverDbArgs {
     #[arg(long)]
     pub db_dir: Option<PathBuf>,
     /// Endgame database: every configuration with at most this many stones in the pits
-    /// (C(N+12, 12) bytes; 0 for none, at most 20); default: the stones in the pits, at
+    /// (C(N+12, 12) bytes; 0 for none, up to 26); default: the stones in the pits, at
     /// most 20 (`solve`: at most 12 for 36 stones or fewer, which it settles sooner so)
+    // "up to 26" is `MAX_DB_STONES` (a doc comment cannot name it; a test compares them).
     #[arg(long)]
     pub db_stones: Option<u32>,
 }

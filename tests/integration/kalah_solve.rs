@@ -10,7 +10,7 @@ use evalearn::arena::players::{Contender, Player};
 use evalearn::game::kalah::egdb::SearchDatabases;
 use evalearn::game::kalah::evaluators::KalahEval;
 use evalearn::game::kalah::solve::Solver;
-use evalearn::game::kalah::solve::db::EndgameDb;
+use evalearn::game::kalah::solve::db::{EndgameDb, MAX_DB_STONES};
 use evalearn::game::kalah::{A, B, Kalah, KalahMove, KalahMoves, KalahRules};
 use evalearn::game::{Game, GameRecord, random_plies};
 use evalearn::search::{Limits, SearchConfig, Searcher, Tablebase};
@@ -178,6 +178,16 @@ fn solve_from_the_command_line() {
         out.stderr.is_empty(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+    // The largest database the help offers is the one accepted.
+    let help = String::from_utf8_lossy(&evalearn_ok(&["solve", "--help"]).stdout).into_owned();
+    let offered = format!("0 for none, up to {MAX_DB_STONES})");
+    assert!(help.contains(&offered), "{help}");
+    let too_big = (MAX_DB_STONES + 1).to_string();
+    let out = evalearn(&["solve", "--db-stones", &too_big]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("error: --db-stones {too_big}: at most {MAX_DB_STONES}\n")
     );
     for args in [
         &["solve", "--game", "brazilian"][..],

@@ -72,6 +72,8 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
     println!("position {}", pos.format_position());
 
     let in_pits = stones(&pits_of(&pos));
+    // Bad input is refused before the note on a long solve.
+    args.db.check()?;
     if in_pits > QUICK_SOLVE_STONES {
         eprintln!(
             "note: {}",
@@ -134,6 +136,7 @@ pub fn run(args: SolveArgs) -> Result<(), CliError> {
 /// The Kalah side of [`SolverDbArgs`]: the folder and the database of a question.
 pub(crate) trait KalahDb {
     fn folder(&self) -> Option<PathBuf>;
+    fn check(&self) -> Result<(), CliError>;
     fn open(
         &self,
         rules: KalahRules,
@@ -149,6 +152,16 @@ impl KalahDb for SolverDbArgs {
         db_dir(self.db_dir.as_deref())
     }
 
+    /// Refuses a `--db-stones` larger than any database built.
+    fn check(&self) -> Result<(), CliError> {
+        match self.db_stones.filter(|&s| s > MAX_DB_STONES) {
+            Some(size) => Err(CliError::input(format!(
+                "--db-stones {size}: at most {MAX_DB_STONES}"
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// The database for questions with `stones` stones in the pits (or `--db-stones`),
     /// read or built; `report` hears one line on it and any warnings. `None` for 0.
     /// Ctrl-C (`stop`) ends a build early: nothing of it is written.
@@ -159,11 +172,7 @@ impl KalahDb for SolverDbArgs {
         stop: &AtomicBool,
         mut report: impl FnMut(&str),
     ) -> Result<Option<Arc<EndgameDb>>, CliError> {
-        if let Some(size) = self.db_stones.filter(|&s| s > MAX_DB_STONES) {
-            return Err(CliError::input(format!(
-                "--db-stones {size}: at most {MAX_DB_STONES}"
-            )));
-        }
+        self.check()?;
         let size = self.db_stones.unwrap_or_else(|| db_stones_for(stones));
         if size == 0 {
             return Ok(None);
