@@ -141,6 +141,9 @@ impl fmt::Display for LoadError {
                 path.display()
             ),
             LoadError::Invalid { path, reason } => write!(f, "{}: {reason}", path.display()),
+            LoadError::NoSuchEvaluator { path, .. } if looks_like_a_path(path) => {
+                write!(f, "no such model file: {}", path.display())
+            }
             LoadError::NoSuchEvaluator {
                 path,
                 game,
@@ -166,6 +169,14 @@ impl fmt::Display for LoadError {
 }
 
 impl std::error::Error for LoadError {}
+
+/// Whether an evaluator argument that names nothing was meant as a model file (a folder
+/// in it, or the models' `.bin`) rather than a mistyped built-in name, so that the
+/// message about it speaks of the file alone, in every game alike.
+fn looks_like_a_path(path: &Path) -> bool {
+    let text = path.to_string_lossy();
+    text.contains('/') || text.contains(std::path::MAIN_SEPARATOR) || text.ends_with(".bin")
+}
 
 impl From<ModelError> for LoadError {
     fn from(e: ModelError) -> Self {

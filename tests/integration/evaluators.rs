@@ -170,14 +170,45 @@ fn mismatched_model_files_are_rejected_with_the_reason() {
     std::fs::write(&garbage, b"definitely not a model").unwrap();
     assert!(load(&garbage).to_string().contains("not a model"));
 
+    // A path that is not there is a missing model file; a bare word, a mistyped name.
     let missing = dir.join("missing.bin");
     let error = load(&missing);
     assert!(matches!(error, LoadError::NoSuchEvaluator { .. }));
+    assert_eq!(
+        error.to_string(),
+        format!("no such model file: {}", missing.display())
+    );
+    let error = load(&PathBuf::from("materail"));
     assert!(
         error.to_string().contains("nor a model file") && error.to_string().contains("material"),
         "{error}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A missing model file is said the same way in every game, on the command line.
+#[test]
+fn a_missing_model_file_is_named_in_both_games() {
+    for (game, builtin) in [("brazilian", "material"), ("kalah:6:4", "stores")] {
+        for path in ["models/nope.bin", "nope.bin", "models/nope"] {
+            let out = evalearn(&[
+                "match", "--game", game, "--a", path, "--b", builtin, "--games", "2", "--depth",
+                "1",
+            ]);
+            assert_eq!(out.status.code(), Some(2), "{game} {path}");
+            assert_eq!(
+                String::from_utf8_lossy(&out.stderr),
+                format!("error: no such model file: {path}\n"),
+                "{game}"
+            );
+        }
+        let out = evalearn(&["analyse", "--game", game, "--eval", "nope", "--depth", "1"]);
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            said.contains("is neither a built-in evaluator of"),
+            "{said}"
+        );
+    }
 }
 
 #[test]
