@@ -213,11 +213,11 @@ impl SideSpec {
                 .map(SideSpec::Perfect)
                 .map_err(|e| CliError::input(format!("{flag} {text}: {e}")));
         }
-        match text.trim().strip_prefix("hub:") {
-            Some(command) if command.trim().is_empty() => Err(CliError::input(format!(
+        match text.trim().strip_prefix("hub:").map(unquoted) {
+            Some("") => Err(CliError::input(format!(
                 "{flag} {text}: give the engine's command after hub:, e.g. hub:\"scan hub\""
             ))),
-            Some(command) => Ok(SideSpec::Hub(command.trim().to_string())),
+            Some(command) => Ok(SideSpec::Hub(command.to_string())),
             None => Ok(SideSpec::Eval(eval_spec(games, flag, text)?)),
         }
     }
@@ -237,6 +237,21 @@ impl std::fmt::Display for SideSpec {
             SideSpec::Hub(command) => write!(f, "hub:{command}"),
             SideSpec::Perfect(cap) => write!(f, "perfect:{cap}"),
         }
+    }
+}
+
+/// The engine's command of `hub:"COMMAND ARGS"`, as the docs write it: one pair of
+/// double quotes around the whole command is dropped when no other quote is inside
+/// (then it cannot be the shell's quoting of a word), so the notation works taken
+/// literally inside the shell's single quotes.
+fn unquoted(command: &str) -> &str {
+    let command = command.trim();
+    match command
+        .strip_prefix('"')
+        .and_then(|rest| rest.strip_suffix('"'))
+    {
+        Some(inner) if !inner.contains('"') => inner.trim(),
+        _ => command,
     }
 }
 

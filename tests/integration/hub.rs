@@ -469,6 +469,18 @@ fn a_match_against_evalearn_hub_replays_the_match_in_process() {
             .collect()
     };
     assert_eq!(moves(&with_hub), moves(&in_process));
+    // The docs' notation `hub:"COMMAND ARGS"`, taken literally inside the shell's single
+    // quotes: the quotes around the command are dropped, the same engine plays.
+    let quoted = dir.join("quoted.pdn");
+    evalearn_ok(
+        &[
+            &common[..],
+            &["--b", &format!("hub:\"{bin} hub --tt-mb 2\"")],
+            &["--record", quoted.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    assert_eq!(moves(&quoted), moves(&with_hub));
 
     // Hub engines play draughts only; a command that is not an engine is named.
     let out = evalearn(&[
@@ -489,7 +501,15 @@ fn a_match_against_evalearn_hub_replays_the_match_in_process() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("/nonexistent/engine"), "{stderr}");
+    // Said as what it is, with the form to use (not the broken pipe that follows).
+    assert!(
+        stderr.contains(
+            "error: hub engine '/nonexistent/engine': command not found; give the \
+             engine's command line after hub:"
+        ) && stderr.contains("e.g. --b 'hub:")
+            && !stderr.contains("Broken pipe"),
+        "{stderr}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -65,8 +65,36 @@ impl HubClient {
             stdin,
             lines,
         };
-        client.handshake()?;
+        if let Err(e) = client.handshake() {
+            return Err(client.not_started().unwrap_or(e));
+        }
         Ok(client)
+    }
+
+    /// After a failed handshake: why, when the shell could not run the command at all
+    /// (its exit status 127, not found; 126, not executable), instead of the broken pipe
+    /// or closed output that follows from it.
+    fn not_started(&mut self) -> Option<String> {
+        // The engine is gone or going (its pipes are closed): a moment to collect it.
+        let until = Instant::now() + Duration::from_secs(1);
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => break status,
+                Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(5)),
+                _ => return None,
+            }
+        };
+        let what = match status.code()? {
+            127 => "command not found",
+            126 => "the command cannot be run (not executable)",
+            _ => return None,
+        };
+        Some(format!(
+            "hub engine '{}': {what}; give the engine's command line after hub: (the \
+             program, then its arguments), e.g. --b 'hub:target/release/evalearn hub --eval \
+             material'",
+            self.command
+        ))
     }
 
     /// The engine's name as its `id` line gives it.
