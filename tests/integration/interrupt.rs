@@ -329,7 +329,7 @@ fn ctrl_c_in_each_training_stage_keeps_the_checkpoint_and_resume_ends_as_a_strai
 
 #[test]
 fn ctrl_c_in_a_match_prints_the_partial_result_and_keeps_its_games() {
-    let dir = temp_dir("match");
+    let dir = temp_dir("interrupt-match");
     let record = dir.join("games.pdn");
     let mut run = Running::start(&[
         "match",
@@ -372,7 +372,7 @@ fn ctrl_c_in_a_match_prints_the_partial_result_and_keeps_its_games() {
 
 #[test]
 fn ctrl_c_in_selfplay_keeps_the_finished_games() {
-    let dir = temp_dir("selfplay");
+    let dir = temp_dir("interrupt-selfplay");
     let out = dir.join("games.ds");
     let mut run = Running::start(&[
         "selfplay",
