@@ -448,10 +448,13 @@ fn self_play_ends_games_on_entering_the_database() {
     evalearn_ok(&args);
     let info = text(&evalearn_ok(&["dataset", "info", data.to_str().unwrap()]).stdout);
     assert!(info.contains("adjudicated 4"), "{info}");
+    // The games played on go to a file of their own: an existing result is not replaced.
+    let played_on_data = tmp.join("played-on.bin");
     let mut played_on = args.to_vec();
+    *played_on.last_mut().unwrap() = played_on_data.to_str().unwrap();
     played_on.push("--no-adjudicate");
     evalearn_ok(&played_on);
-    let info = text(&evalearn_ok(&["dataset", "info", data.to_str().unwrap()]).stdout);
+    let info = text(&evalearn_ok(&["dataset", "info", played_on_data.to_str().unwrap()]).stdout);
     assert!(info.contains("adjudicated 0"), "{info}");
 }
 
