@@ -158,6 +158,23 @@ fn both_show_the_limits_they_use() {
     );
 }
 
+/// The quickest match, self-play and tournament, for the tests of their output files.
+const QUICK_MATCH: [&str; 9] = [
+    "match", "--a", "material", "--b", "material", "--games", "2", "--depth", "1",
+];
+const QUICK_SELFPLAY: [&str; 7] = [
+    "selfplay", "--eval", "material", "--games", "1", "--depth", "1",
+];
+const QUICK_TOURNAMENT: [&str; 7] = [
+    "tournament",
+    "--players",
+    "material,models/td.bin",
+    "--games",
+    "2",
+    "--depth",
+    "1",
+];
+
 #[test]
 fn unusable_outputs_exit_2_naming_the_flag_as_typed() {
     let dir = temp_dir("unusable-outputs");
@@ -168,21 +185,8 @@ fn unusable_outputs_exit_2_naming_the_flag_as_typed() {
     let missing = missing.to_str().unwrap();
     let afile = dir.join("a-file");
     std::fs::write(&afile, "").unwrap();
-    let match_args = [
-        "match", "--a", "material", "--b", "material", "--games", "2", "--depth", "1",
-    ];
-    let selfplay_args = [
-        "selfplay", "--eval", "material", "--games", "1", "--depth", "1",
-    ];
-    let tournament_args = [
-        "tournament",
-        "--players",
-        "material,models/td.bin",
-        "--games",
-        "2",
-        "--depth",
-        "1",
-    ];
+    let (match_args, selfplay_args, tournament_args) =
+        (QUICK_MATCH, QUICK_SELFPLAY, QUICK_TOURNAMENT);
     let ok_out = dir.join("ok.ds");
     let ok_out = ok_out.to_str().unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
@@ -289,22 +293,8 @@ fn existing_results_are_replaced_only_with_force() {
     let (ds, json) = (fresh("new.ds"), fresh("new.json"));
     // A dataset to merge, written before `kept` exists.
     let input = fresh("in.ds");
-    let selfplay = [
-        "selfplay", "--eval", "material", "--games", "2", "--depth", "1",
-    ];
+    let (matches, selfplay, tournament) = (QUICK_MATCH, QUICK_SELFPLAY, QUICK_TOURNAMENT);
     evalearn_ok(&[&selfplay[..], &["--out", &input]].concat());
-    let matches = [
-        "match", "--a", "material", "--b", "material", "--games", "2", "--depth", "1",
-    ];
-    let tournament = [
-        "tournament",
-        "--players",
-        "material,models/td.bin",
-        "--games",
-        "2",
-        "--depth",
-        "1",
-    ];
     let treestats = [
         "treestats",
         "--positions",
