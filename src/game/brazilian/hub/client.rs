@@ -75,8 +75,9 @@ impl HubClient {
     /// (its exit status 127, not found; 126, not executable), instead of the broken pipe
     /// or closed output that follows from it.
     fn not_started(&mut self) -> Option<String> {
-        // The engine is gone or going (its pipes are closed): a moment to collect it.
-        let until = Instant::now() + Duration::from_secs(1);
+        // The engine is gone or going (its pipes are closed): a moment to collect it,
+        // ample on a loaded machine; only a failed start waits.
+        let until = Instant::now() + Duration::from_secs(5);
         let status = loop {
             match self.child.try_wait() {
                 Ok(Some(status)) => break status,
