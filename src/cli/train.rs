@@ -188,7 +188,7 @@ pub(super) fn plan<G: CliGame>(
     } else {
         format!(
             "; --restart first moves the earlier results aside as {}",
-            list(&moved.iter().map(|p| backup(p)).collect::<Vec<_>>())
+            backups(&moved)
         )
     };
     println!(
@@ -384,6 +384,11 @@ fn list(paths: &[PathBuf]) -> String {
         .join(", ")
 }
 
+/// The backups `--restart` renames `paths` to, one after the other.
+fn backups(paths: &[PathBuf]) -> String {
+    list(&paths.iter().map(|p| backup(p)).collect::<Vec<_>>())
+}
+
 /// Where the run starts; writes nothing (`--plan` asks it too). A run with results
 /// (checkpoint, metrics, curve or model) is continued only with `--resume` (or a
 /// checkpoint with `--from-dataset`) and started over only with `--restart`, which
@@ -443,7 +448,7 @@ fn begin_of(args: &TrainArgs, config: &TrainConfig, text: &str) -> Result<Begin,
         "--config {name}: this run has results already ({}); {resume}start over with \
          `--restart`, which first moves them aside as {}",
         list(&existing),
-        list(&existing.iter().map(|p| backup(p)).collect::<Vec<_>>())
+        backups(&existing)
     )))
 }
 
@@ -461,7 +466,7 @@ fn take_up(begin: Begin) -> Result<Start, CliError> {
     if !existing.is_empty() {
         println!(
             "restarting: the earlier results are kept as {}",
-            list(&existing.iter().map(|p| backup(p)).collect::<Vec<_>>())
+            backups(&existing)
         );
     }
     Ok(Start::New)

@@ -158,12 +158,24 @@ fn both_show_the_limits_they_use() {
     );
 }
 
-/// The quickest match, self-play and tournament, for the tests of their output files.
+/// The quickest match, self-play, tree statistics and tournament, for the tests of their
+/// output files.
 const QUICK_MATCH: [&str; 9] = [
     "match", "--a", "material", "--b", "material", "--games", "2", "--depth", "1",
 ];
 const QUICK_SELFPLAY: [&str; 7] = [
     "selfplay", "--eval", "material", "--games", "1", "--depth", "1",
+];
+const QUICK_TREESTATS: [&str; 9] = [
+    "treestats",
+    "--positions",
+    "1",
+    "--depths",
+    "1",
+    "--seed",
+    "1",
+    "--algos",
+    "ab",
 ];
 const QUICK_TOURNAMENT: [&str; 7] = [
     "tournament",
@@ -185,33 +197,31 @@ fn unusable_outputs_exit_2_naming_the_flag_as_typed() {
     let missing = missing.to_str().unwrap();
     let afile = dir.join("a-file");
     std::fs::write(&afile, "").unwrap();
-    let (match_args, selfplay_args, tournament_args) =
-        (QUICK_MATCH, QUICK_SELFPLAY, QUICK_TOURNAMENT);
     let ok_out = dir.join("ok.ds");
     let ok_out = ok_out.to_str().unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        ([&selfplay_args[..], &["--out", missing]].concat(), "--out"),
-        ([&selfplay_args[..], &["--out", folder]].concat(), "--out"),
+        ([&QUICK_SELFPLAY[..], &["--out", missing]].concat(), "--out"),
+        ([&QUICK_SELFPLAY[..], &["--out", folder]].concat(), "--out"),
         (
-            [&selfplay_args[..], &["--out", ok_out, "--record", missing]].concat(),
+            [&QUICK_SELFPLAY[..], &["--out", ok_out, "--record", missing]].concat(),
             "--record",
         ),
         (
-            [&selfplay_args[..], &["--out", ok_out, "--pdn", missing]].concat(),
+            [&QUICK_SELFPLAY[..], &["--out", ok_out, "--pdn", missing]].concat(),
             "--pdn",
         ),
-        ([&match_args[..], &["--json", missing]].concat(), "--json"),
+        ([&QUICK_MATCH[..], &["--json", missing]].concat(), "--json"),
         (
-            [&match_args[..], &["--record", folder]].concat(),
+            [&QUICK_MATCH[..], &["--record", folder]].concat(),
             "--record",
         ),
-        ([&match_args[..], &["--pdn", missing]].concat(), "--pdn"),
+        ([&QUICK_MATCH[..], &["--pdn", missing]].concat(), "--pdn"),
         (
-            [&tournament_args[..], &["--markdown", missing]].concat(),
+            [&QUICK_TOURNAMENT[..], &["--markdown", missing]].concat(),
             "--markdown",
         ),
         (
-            [&tournament_args[..], &["--json", missing]].concat(),
+            [&QUICK_TOURNAMENT[..], &["--json", missing]].concat(),
             "--json",
         ),
         (
@@ -225,17 +235,7 @@ fn unusable_outputs_exit_2_naming_the_flag_as_typed() {
             "--out",
         ),
         (
-            vec![
-                "treestats",
-                "--positions",
-                "1",
-                "--depths",
-                "1",
-                "--seed",
-                "1",
-                "--json",
-                missing,
-            ],
+            [&QUICK_TREESTATS[..], &["--json", missing]].concat(),
             "--json",
         ),
         (
@@ -293,41 +293,32 @@ fn existing_results_are_replaced_only_with_force() {
     let (ds, json) = (fresh("new.ds"), fresh("new.json"));
     // A dataset to merge, written before `kept` exists.
     let input = fresh("in.ds");
-    let (matches, selfplay, tournament) = (QUICK_MATCH, QUICK_SELFPLAY, QUICK_TOURNAMENT);
-    evalearn_ok(&[&selfplay[..], &["--out", &input]].concat());
-    let treestats = [
-        "treestats",
-        "--positions",
-        "1",
-        "--depths",
-        "1",
-        "--seed",
-        "1",
-        "--algos",
-        "ab",
-    ];
+    evalearn_ok(&[&QUICK_SELFPLAY[..], &["--out", &input]].concat());
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        ([&selfplay[..], &["--out", kept]].concat(), "--out"),
+        ([&QUICK_SELFPLAY[..], &["--out", kept]].concat(), "--out"),
         (
-            [&selfplay[..], &["--out", &ds, "--record", kept]].concat(),
+            [&QUICK_SELFPLAY[..], &["--out", &ds, "--record", kept]].concat(),
             "--record",
         ),
         (
-            [&selfplay[..], &["--out", &ds, "--pdn", kept]].concat(),
+            [&QUICK_SELFPLAY[..], &["--out", &ds, "--pdn", kept]].concat(),
             "--pdn",
         ),
-        ([&matches[..], &["--json", kept]].concat(), "--json"),
+        ([&QUICK_MATCH[..], &["--json", kept]].concat(), "--json"),
         (
-            [&matches[..], &["--json", &json, "--record", kept]].concat(),
+            [&QUICK_MATCH[..], &["--json", &json, "--record", kept]].concat(),
             "--record",
         ),
         (
-            [&tournament[..], &["--markdown", kept]].concat(),
+            [&QUICK_TOURNAMENT[..], &["--markdown", kept]].concat(),
             "--markdown",
         ),
-        ([&tournament[..], &["--json", kept]].concat(), "--json"),
+        (
+            [&QUICK_TOURNAMENT[..], &["--json", kept]].concat(),
+            "--json",
+        ),
         (vec!["dataset", "merge", "--out", kept, &input], "--out"),
-        ([&treestats[..], &["--json", kept]].concat(), "--json"),
+        ([&QUICK_TREESTATS[..], &["--json", kept]].concat(), "--json"),
     ];
     for (args, flag) in cases {
         std::fs::write(kept, "results").unwrap();

@@ -11,6 +11,7 @@ use crate::accuracy::heldout::HeldOutGame;
 use crate::cli::CliError;
 use crate::cli::accuracy::{AccuracyArgs, AccuracyGame, dataset_positions};
 use crate::game::brazilian::Brazilian;
+use crate::game::brazilian::commands::open_or_fail;
 use crate::game::brazilian::egdb::{Egdb, Material, SliceIndex};
 use crate::game::{ExactValue, Game, MoveList};
 use crate::search::Tablebase;
@@ -203,25 +204,8 @@ impl AccuracyGame for Brazilian {
 /// The `accuracy` command's positions: drawn from the database's slices (`--mix`), or a
 /// dataset's positions inside it (`--from`).
 fn accuracy_cases(args: &AccuracyArgs, dir: &Path) -> Result<Vec<Case<Brazilian>>, CliError> {
-    // A missing folder is the one problem then: said once, as the error.
-    if !dir.is_dir() {
-        return Err(CliError::input(format!(
-            "--egdb {}: no such folder (build one with `evalearn egdb build`)",
-            dir.display()
-        )));
-    }
-    let opened = Egdb::open(dir);
-    // Each problem names its slice file, which names the folder.
-    for problem in &opened.problems {
-        eprintln!("warning: {problem}");
-    }
+    let opened = open_or_fail("--egdb", dir)?;
     let egdb = opened.egdb;
-    if egdb.slice_count() == 0 {
-        return Err(CliError::input(format!(
-            "--egdb {}: no endgame database there (build one with `evalearn egdb build`)",
-            dir.display()
-        )));
-    }
     println!(
         "egdb {}: {} slices, complete up to {} pieces",
         dir.display(),

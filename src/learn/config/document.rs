@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
 use super::{
-    Budget, ConfigError, EvaluationSettings, KEYS, SelfPlaySettings, TrainConfig, TrainingSettings,
+    Budget, ConfigError, EvaluationSettings, SECTION_KEYS, SelfPlaySettings, TrainConfig,
+    TrainingSettings, VALUE_KEYS,
 };
 use crate::learn::learner::LearnerSection;
 
@@ -27,15 +28,17 @@ pub(super) fn top_level_lines<'t>(
     for (key, value) in document.get_ref() {
         let name = key.get_ref();
         let line = line_of(key.span().start);
-        let known = KEYS.contains(&name.as_ref()) || learners.iter().any(|l| l.name() == name);
+        let known = VALUE_KEYS.contains(&name.as_ref())
+            || SECTION_KEYS.contains(&name.as_ref())
+            || learners.iter().any(|l| l.name() == name);
         if !known {
-            let sections: Vec<String> = KEYS[4..]
+            let sections: Vec<String> = SECTION_KEYS
                 .iter()
                 .copied()
                 .chain(learners.iter().map(|l| l.name()))
                 .map(|s| format!("[{s}]"))
                 .collect();
-            let keys = KEYS[..4].join("`, `");
+            let keys = VALUE_KEYS.join("`, `");
             return Err(ConfigError(
                 if matches!(value.get_ref(), toml::de::DeValue::Table(_)) {
                     format!(
@@ -107,15 +110,8 @@ impl<'de> Visitor<'de> for ConfigSeed<'_> {
                     let section: toml::Table = map.next_value()?;
                     config.sections.insert(key, section);
                 }
-                other => {
-                    let sections: Vec<&str> = self.learners.iter().map(|l| l.name()).collect();
-                    return Err(de::Error::custom(format!(
-                        "unknown field `{other}`, expected one of `{}` or a learner's \
-                         section ({})",
-                        KEYS.join("`, `"),
-                        sections.join(", ")
-                    )));
-                }
+                // Refused with its line by `top_level_lines` before.
+                other => return Err(de::Error::custom(format!("unknown key `{other}`"))),
             }
         }
         config.learner = learner.ok_or_else(|| de::Error::missing_field("learner"))?;

@@ -47,17 +47,10 @@ pub struct TrainConfig {
     settled: BTreeMap<String, String>,
 }
 
-/// The keys of a config besides the learners' sections.
-const KEYS: [&str; 8] = [
-    "learner",
-    "game",
-    "seed",
-    "model",
-    "budget",
-    "selfplay",
-    "evaluation",
-    "training",
-];
+/// A config's own keys before its first section.
+const VALUE_KEYS: [&str; 4] = ["learner", "game", "seed", "model"];
+/// A config's sections besides the learners' own.
+const SECTION_KEYS: [&str; 4] = ["budget", "selfplay", "evaluation", "training"];
 
 /// How long to train: stop after `iterations`, or once `minutes` have passed (at the end
 /// of an iteration), whichever comes first.

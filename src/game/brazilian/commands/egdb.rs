@@ -164,9 +164,9 @@ fn percent(part: u64, whole: u64) -> f64 {
     100.0 * part as f64 / whole.max(1) as f64
 }
 
-/// Opens a database folder, requiring at least one slice; with the number of problems.
-fn open_or_fail(dir: &Path) -> Result<(Egdb, usize), CliError> {
-    let flag = typed_flag("--dir", &["--egdb"]);
+/// Opens the database folder given by `flag` (as the user typed it), requiring at least
+/// one slice; each damaged slice is warned about.
+pub(crate) fn open_or_fail(flag: &str, dir: &Path) -> Result<egdb::Opened, CliError> {
     let build = format!(
         "build one with `evalearn egdb build --pieces 5 --out {}`",
         dir.display()
@@ -189,12 +189,17 @@ fn open_or_fail(dir: &Path) -> Result<(Egdb, usize), CliError> {
             dir.display()
         )));
     }
-    Ok((opened.egdb, opened.problems.len()))
+    Ok(opened)
+}
+
+/// [`open_or_fail`] for the `egdb` subcommands' folder flag.
+fn open_folder(dir: &Path) -> Result<egdb::Opened, CliError> {
+    open_or_fail(typed_flag("--dir", &["--egdb"]), dir)
 }
 
 fn probe(fen: &str, dir: &Path, algebraic: bool) -> Result<(), CliError> {
     let pos = Brazilian::parse_position(fen).map_err(|e| CliError::input(format!("--fen: {e}")))?;
-    let (egdb, _) = open_or_fail(dir)?;
+    let egdb = open_folder(dir)?.egdb;
     let pieces = pos.pieces().count();
     let Some(value) = egdb.probe(&pos) else {
         return Err(CliError::input(format!(
@@ -245,7 +250,8 @@ fn probe(fen: &str, dir: &Path, algebraic: bool) -> Result<(), CliError> {
 }
 
 fn check(dir: &Path, pieces: Option<u32>) -> Result<(), CliError> {
-    let (egdb, problems) = open_or_fail(dir)?;
+    let opened = open_folder(dir)?;
+    let (egdb, problems) = (opened.egdb, opened.problems.len());
     let started = Instant::now();
     let limit = pieces.unwrap_or(egdb.max_pieces());
     let mut entries = 0;

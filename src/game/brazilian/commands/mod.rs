@@ -3,6 +3,8 @@
 
 mod egdb;
 mod hub;
+
+pub(crate) use egdb::open_or_fail;
 mod treestats;
 
 use clap::Subcommand;
