@@ -277,10 +277,10 @@ pub(super) fn selfplay_of_run<G: CliGame>(
         run.selfplay.first_game + run.selfplay.games - 1,
         args.shard,
         games.len(),
-        if run.finished == 0 {
-            "the fresh learner's evaluator".to_string()
-        } else {
-            format!("the model of iteration {}", run.finished)
+        match (&run.teacher, run.finished) {
+            (Some(teacher), _) => format!("the learner's teacher {teacher}"),
+            (None, 0) => "the fresh learner's evaluator".to_string(),
+            (None, finished) => format!("the model of iteration {finished}"),
         }
     );
     let plan = Plan {

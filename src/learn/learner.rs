@@ -36,6 +36,12 @@ pub trait Learner<G: TrainGame>: Send {
     fn iterate(&mut self, it: &mut Iteration<'_, G>) -> Result<Option<IterationReport>, String>;
     /// The current model as an evaluator.
     fn evaluator(&self) -> AnyEvaluator<G>;
+    /// The evaluator that plays the iteration's self-play games, and what it is when it is
+    /// not the current model (a teacher's file): the model unless the learner says
+    /// otherwise.
+    fn player(&self) -> (AnyEvaluator<G>, Option<String>) {
+        (self.evaluator(), None)
+    }
     /// The header of the model files (evaluator kind and feature set) for game `game`.
     fn model_header(&self, game: &str) -> ModelHeader;
     /// Saves the current model as a new revision of `header`.
@@ -72,9 +78,10 @@ pub trait LearnerKind<G: TrainGame>: LearnerSection {
     fn start(&self, config: &TrainConfig) -> Result<Box<dyn Learner<G>>, String>;
     /// The learner of a checkpoint: `state` as [`Learner::state`] wrote it.
     fn resume(&self, config: &TrainConfig, state: &[u8]) -> Result<Box<dyn Learner<G>>, String>;
-    /// Whether the iteration's games can be played elsewhere (shards, a dataset) and
-    /// handed to it: not for a learner that learns during its own games (Samuel).
-    fn learns_from_recorded_games(&self) -> bool {
+    /// Whether the iteration's games of the run of `config` can be played elsewhere
+    /// (shards, a dataset) and handed to it: not for a learner that learns during its own
+    /// games (Samuel, unless a teacher plays them).
+    fn learns_from_recorded_games(&self, _config: &TrainConfig) -> bool {
         true
     }
 }

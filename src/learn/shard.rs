@@ -19,12 +19,12 @@ use crate::selfplay::{SelfPlayConfig, Shard};
 /// its own games: player A updates after each of its moves against a frozen B).
 pub fn require_games_played_elsewhere<G: TrainGame>(config: &TrainConfig) -> Result<(), String> {
     let learner = find_learner::<G>(&config.learner, None)?;
-    if learner.learns_from_recorded_games() {
+    if learner.learns_from_recorded_games(config) {
         return Ok(());
     }
     let others: Vec<&str> = G::learners()
         .iter()
-        .filter(|l| l.learns_from_recorded_games())
+        .filter(|l| l.learns_from_recorded_games(config))
         .map(|l| l.name())
         .collect();
     Err(format!(
@@ -94,8 +94,10 @@ pub fn next_iteration<G: TrainGame>(
 pub struct ShardPlan<G: TrainGame> {
     /// Iterations the run has finished: the shard's games belong to the next one.
     pub finished: u64,
-    /// The learner's current model.
+    /// What plays the games: the learner's current model, or its teacher.
     pub evaluator: AnyEvaluator<G>,
+    /// The teacher's name when a teacher plays them.
+    pub teacher: Option<String>,
     pub selfplay: SelfPlayConfig,
     pub openings: Vec<G>,
 }
@@ -118,9 +120,11 @@ pub fn plan_shard<G: TrainGame>(
         shard,
     );
     selfplay.threads = threads.unwrap_or(selfplay.threads);
+    let (evaluator, teacher) = state.learner.player();
     Ok(ShardPlan {
         finished: state.iteration,
-        evaluator: state.learner.evaluator(),
+        evaluator,
+        teacher,
         selfplay,
         openings: selfplay_openings(variant, config)?,
     })

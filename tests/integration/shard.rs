@@ -21,9 +21,21 @@ const GAMES_PER_ITERATION: u64 = 8;
 /// A tiny `learner` config on `game` in `dir`, its model in `dir`.
 pub(crate) fn config(dir: &Path, game: &str, learner: &str) -> PathBuf {
     std::fs::create_dir_all(dir).unwrap();
-    let extra = match learner {
-        "glem" => "\n[glem]\nmin_support = 5\nepochs = 5\n",
-        _ => "",
+    // `samuel-taught`: Samuel's learner taught by the shipped TD model.
+    let teacher = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/td.bin");
+    let (learner, extra) = match learner {
+        "glem" => (
+            learner,
+            "\n[glem]\nmin_support = 5\nepochs = 5\n".to_string(),
+        ),
+        "samuel-taught" => (
+            "samuel",
+            format!(
+                "\n[samuel]\nteacher = \"{}\"\nselect_every = 0\n",
+                teacher.display()
+            ),
+        ),
+        _ => (learner, String::new()),
     };
     let text = format!(
         "learner = \"{learner}\"\ngame = \"{game}\"\nseed = 9\nmodel = \"{}\"\n\n\
@@ -131,6 +143,11 @@ fn glem_from_two_shards_equals_one_process() {
 #[test]
 fn td_from_two_shards_equals_one_process() {
     shards_equal_one_process::<Brazilian>("brazilian", "td");
+}
+
+#[test]
+fn taught_samuel_from_two_shards_equals_one_process() {
+    shards_equal_one_process::<Brazilian>("brazilian", "samuel-taught");
 }
 
 #[test]

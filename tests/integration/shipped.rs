@@ -19,6 +19,7 @@ fn shipped_configs_parse() {
     for (name, learner) in [
         ("default", "td"),
         ("samuel", "samuel"),
+        ("samuel-taught", "samuel"),
         ("glem", "glem"),
         ("td", "td"),
         ("kalah-samuel", "samuel"),
@@ -82,6 +83,8 @@ fn shipped_models_come_from_shipped_configs() {
         shipped_model::<Kalah>(&format!("kalah-{name}"), kind);
         shipped_model::<Kalah>(&format!("kalah-6-4-{name}"), kind);
     }
+    // Samuel's evaluator taught by td.bin.
+    shipped_model::<Brazilian>("samuel-taught", "linear");
     // The Kalah(6,4) model of docs/kalah.md: the TD(λ) run's.
     shipped_model_of::<Kalah>("kalah-6-4", "kalah-6-4-td", "td");
 }

@@ -33,9 +33,14 @@
 //!
 //! Games are played one after another, because A changes after every move; A moves first
 //! in even-numbered games and second in odd ones.
+//!
+//! **Taught** (`teacher = "MODEL"`, [`teacher`]): a stronger model plays the games, on
+//! every core, and the weights are the least-squares fit of its search scores; the
+//! selection matches keep the model as above.
 
 mod games;
 mod rule;
+pub mod teacher;
 #[cfg(test)]
 pub(crate) mod tests;
 
@@ -44,13 +49,15 @@ pub use games::{SamuelControls, SamuelPlay, SamuelReport, iteration, select, sel
 pub use rule::{
     after_game, learning_features, replace_least_useful, step_size, update, zero_largest,
 };
+use teacher::{TaughtFit, Teacher};
 
 use std::marker::PhantomData;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::eval::EvalGame;
 use crate::eval::Evaluator;
 use crate::eval::linear::{self, Features, LinearWeights, feature_count};
 use crate::eval::spec::AnyEvaluator;
@@ -106,6 +113,14 @@ pub struct SamuelSettings {
     /// (`select_against = "model"` only).
     #[serde(default)]
     pub select_margin: f64,
+    /// A model file that teaches: it plays the games, and the weights are fitted to its
+    /// search scores ([`teacher`]). None: Samuel's own self-play of A against B.
+    #[serde(default)]
+    pub teacher: Option<PathBuf>,
+    /// With a teacher: only positions it scores within ± this many of its centi-units are
+    /// fitted.
+    #[serde(default = "default_teacher_range")]
+    pub teacher_range: f64,
 }
 
 /// Opponent of Samuel's selection matches.
@@ -143,6 +158,9 @@ fn default_select_games() -> u64 {
 fn default_select_depth() -> u32 {
     4
 }
+fn default_teacher_range() -> f64 {
+    125.0
+}
 
 impl Default for SamuelSettings {
     fn default() -> Self {
@@ -157,6 +175,8 @@ impl Default for SamuelSettings {
             select_depth: default_select_depth(),
             select_against: SelectAgainst::Anchor,
             select_margin: 0.0,
+            teacher: None,
+            teacher_range: default_teacher_range(),
         }
     }
 }
@@ -165,6 +185,7 @@ impl SamuelSettings {
     fn validate(&self) -> Result<(), ConfigError> {
         positive("samuel.learning_rate", self.learning_rate)?;
         positive("samuel.error_clip", self.error_clip)?;
+        positive("samuel.teacher_range", self.teacher_range)?;
         if self.loss_streak == 0 {
             return fail("samuel.loss_streak", "must be at least 1", "0".into());
         }
@@ -222,45 +243,61 @@ impl LearnerSection for Samuel {
 
 impl<G: TrainGame + Features> LearnerKind<G> for Samuel {
     fn start(&self, config: &TrainConfig) -> Result<Box<dyn Learner<G>>, String> {
-        let settings = config.section("samuel").map_err(|e| e.to_string())?;
-        Ok(Box::new(SamuelLearner::<G>::new(
-            SamuelState::new::<G>(),
-            settings,
-        )))
+        let settings: SamuelSettings = config.section("samuel").map_err(|e| e.to_string())?;
+        let teacher = Teacher::load(&settings, None)?;
+        Ok(Box::new(SamuelLearner::<G> {
+            teacher,
+            ..SamuelLearner::new(SamuelState::new::<G>(), settings)
+        }))
     }
 
     fn resume(&self, config: &TrainConfig, state: &[u8]) -> Result<Box<dyn Learner<G>>, String> {
-        let settings = config.section("samuel").map_err(|e| e.to_string())?;
-        let state: SamuelState = from_bytes(state)?;
+        let settings: SamuelSettings = config.section("samuel").map_err(|e| e.to_string())?;
+        let (state, teacher) = if settings.teacher.is_some() {
+            let (state, fit): (SamuelState, TaughtFit) = from_bytes(state)?;
+            (state, Teacher::load(&settings, Some(fit))?)
+        } else {
+            (from_bytes(state)?, None)
+        };
         state.a.validate::<G>()?;
-        Ok(Box::new(SamuelLearner::<G>::new(state, settings)))
+        Ok(Box::new(SamuelLearner::<G> {
+            teacher,
+            ..SamuelLearner::new(state, settings)
+        }))
     }
 
     /// Player A updates after each of its moves against a frozen B: its games are its
-    /// own.
-    fn learns_from_recorded_games(&self) -> bool {
-        false
+    /// own. A teacher's games can be played anywhere.
+    fn learns_from_recorded_games(&self, config: &TrainConfig) -> bool {
+        config
+            .section::<SamuelSettings>("samuel")
+            .is_ok_and(|s| s.teacher.is_some())
     }
 }
 
-/// Samuel's learner of a run: its state and its settings.
-pub struct SamuelLearner<G> {
+/// Samuel's learner of a run: its state and its settings, and its teacher if it has one.
+pub struct SamuelLearner<G: EvalGame> {
     state: SamuelState,
     settings: SamuelSettings,
+    teacher: Option<Teacher<G>>,
     game: PhantomData<fn() -> G>,
 }
 
-impl<G> Clone for SamuelLearner<G> {
+impl<G: EvalGame> Clone for SamuelLearner<G> {
     fn clone(&self) -> Self {
-        SamuelLearner::new(self.state.clone(), self.settings.clone())
+        SamuelLearner {
+            teacher: self.teacher.clone(),
+            ..SamuelLearner::new(self.state.clone(), self.settings.clone())
+        }
     }
 }
 
-impl<G> SamuelLearner<G> {
+impl<G: EvalGame> SamuelLearner<G> {
     fn new(state: SamuelState, settings: SamuelSettings) -> SamuelLearner<G> {
         SamuelLearner {
             state,
             settings,
+            teacher: None,
             game: PhantomData,
         }
     }
@@ -369,9 +406,14 @@ fn detail<G: Features>(r: &SamuelReport, state: &SamuelState, against: SelectAga
         let names = G::FEATURE_NAMES;
         text += &format!(", {} → {}", names[removed], names[added]);
     }
-    if !r.selections.is_empty() {
-        let scores: Vec<String> = r
-            .selections
+    text + &selection_text(&r.selections, state, against)
+}
+
+/// The selection matches' part of an iteration's summary: their scores and the model's.
+fn selection_text(selections: &[f64], state: &SamuelState, against: SelectAgainst) -> String {
+    let mut text = String::new();
+    if !selections.is_empty() {
+        let scores: Vec<String> = selections
             .iter()
             .map(|s| format!("{:.1}%", 100.0 * s))
             .collect();
@@ -391,24 +433,34 @@ fn detail<G: Features>(r: &SamuelReport, state: &SamuelState, against: SelectAga
     text
 }
 
+/// The iteration's games and selection matches as Samuel plays them (from the fields of
+/// the iteration it needs, so that its progress stays free to report).
+fn samuel_play<'a, G: TrainGame>(it: &Iteration<'a, G>, openings: &'a [G]) -> SamuelPlay<'a, G> {
+    let s = &it.config.selfplay;
+    SamuelPlay {
+        // Ctrl-C stops the search in progress, not only the next game.
+        limits: Limits {
+            stop: Some(Arc::clone(it.stop)),
+            ..s.limits()
+        },
+        exploration: it.exploration,
+        ply_cap: s.ply_cap,
+        tt_mib: s.tt_mb,
+        openings,
+        seed: it.config.seed,
+        tablebase: it.tablebase.clone(),
+        adjudicate: s.egdb_adjudicate,
+        target: it.config.training.outcome_target(),
+    }
+}
+
 impl<G: TrainGame + Features> Learner<G> for SamuelLearner<G> {
     fn iterate(&mut self, it: &mut Iteration<'_, G>) -> Result<Option<IterationReport>, String> {
+        if self.teacher.is_some() {
+            return self.iterate_taught(it);
+        }
         let s = &it.config.selfplay;
-        let play = SamuelPlay {
-            // Ctrl-C stops the search in progress, not only the next game.
-            limits: Limits {
-                stop: Some(Arc::clone(it.stop)),
-                ..s.limits()
-            },
-            exploration: it.exploration,
-            ply_cap: s.ply_cap,
-            tt_mib: s.tt_mb,
-            openings: it.openings,
-            seed: it.config.seed,
-            tablebase: it.tablebase.clone(),
-            adjudicate: s.egdb_adjudicate,
-            target: it.config.training.outcome_target(),
-        };
+        let play = samuel_play(it, it.openings);
         let games = s.games_per_iteration;
         let (config, tablebase) = (it.config, it.tablebase.clone());
         let held_out = |index| held_out(config.seed, index, config.training.validation);
@@ -454,6 +506,15 @@ impl<G: TrainGame + Features> Learner<G> for SamuelLearner<G> {
     /// games it would learn from (either side to move; the target blended and the
     /// positions filtered as in learning).
     fn validation_loss(&self, games: &[DatasetGame<G>], it: &Iteration<'_, G>) -> f64 {
+        if let Some(teacher) = &self.teacher {
+            // The fit's error against the teacher's scores, in its units.
+            let filter = it.position_filter();
+            let samples: Vec<(Vec<f64>, f64)> = games
+                .iter()
+                .flat_map(|g| teacher::samples(g, self.settings.teacher_range, &filter))
+                .collect();
+            return teacher::residual(&teacher.fit.solution, &samples);
+        }
         let controls = SamuelControls {
             held_out: &|_| false,
             search_weight: it.search_weight(1.0),
@@ -472,6 +533,16 @@ impl<G: TrainGame + Features> Learner<G> for SamuelLearner<G> {
         AnyEvaluator::model(linear_evaluator::<G>(self.state.model()))
     }
 
+    fn player(&self) -> (AnyEvaluator<G>, Option<String>) {
+        match &self.teacher {
+            Some(teacher) => (
+                teacher.evaluator.clone(),
+                Some(teacher.path.display().to_string()),
+            ),
+            None => (self.evaluator(), None),
+        }
+    }
+
     fn model_header(&self, game: &str) -> ModelHeader {
         ModelHeader::new(game, linear::KIND, G::FEATURE_SET_ID)
     }
@@ -481,7 +552,10 @@ impl<G: TrainGame + Features> Learner<G> for SamuelLearner<G> {
     }
 
     fn state(&self) -> Vec<u8> {
-        to_bytes(&self.state)
+        match &self.teacher {
+            Some(teacher) => to_bytes(&(&self.state, &teacher.fit)),
+            None => to_bytes(&self.state),
+        }
     }
 
     fn boxed_clone(&self) -> Box<dyn Learner<G>> {
