@@ -507,12 +507,9 @@ impl<G: TrainGame + Features> Learner<G> for SamuelLearner<G> {
     /// positions filtered as in learning).
     fn validation_loss(&self, games: &[DatasetGame<G>], it: &Iteration<'_, G>) -> f64 {
         if let Some(teacher) = &self.teacher {
-            // The fit's error against the teacher's scores, in its units.
-            let filter = it.position_filter();
-            let samples: Vec<(Vec<f64>, f64)> = games
-                .iter()
-                .flat_map(|g| teacher::samples(g, self.settings.teacher_range, &filter))
-                .collect();
+            // The latest fit's error against the teacher's scores, in its units (the fit
+            // is the model unless a selection match kept an earlier one).
+            let samples = self.taught_samples(games, &it.position_filter());
             return teacher::residual(&teacher.fit.solution, &samples);
         }
         let controls = SamuelControls {
