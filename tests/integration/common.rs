@@ -217,6 +217,21 @@ impl Piped {
     }
 }
 
+/// `train --config CONFIG`, then the same with `--plan` (which must answer as `train`
+/// does): each run's output with the extra arguments it had.
+pub fn train_and_plan(config: &std::path::Path) -> Vec<(&'static [&'static str], Output)> {
+    let config = config.to_str().unwrap();
+    [&[][..], &["--plan"][..]]
+        .into_iter()
+        .map(|plan| {
+            (
+                plan,
+                evalearn(&[&["train", "--config", config][..], plan].concat()),
+            )
+        })
+        .collect()
+}
+
 /// Saves a draughts linear model whose every weight is `weight` (hot-reload tests);
 /// `header` counts the revisions.
 pub fn save_linear(

@@ -342,8 +342,7 @@ fn bad_training_values_exit_2_naming_the_key() {
     )
     .unwrap();
     // Refused as a bad config is, before anything starts, by --plan too.
-    for plan in [&[][..], &["--plan"]] {
-        let out = evalearn(&[&["train", "--config", arg(&run)][..], plan].concat());
+    for (plan, out) in common::train_and_plan(&run) {
         assert_eq!(out.status.code(), Some(2), "{plan:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(

@@ -307,9 +307,7 @@ fn bad_configs_are_rejected_with_the_key_and_exit_status_2() {
     for (i, (text, needle)) in cases.iter().enumerate() {
         let path = dir.join(format!("bad{i}.toml"));
         std::fs::write(&path, text).unwrap();
-        for plan in [&[][..], &["--plan"]] {
-            let out =
-                evalearn(&[&["train", "--config", path.to_str().unwrap()][..], plan].concat());
+        for (plan, out) in common::train_and_plan(&path) {
             assert_eq!(out.status.code(), Some(2), "{text} {plan:?}");
             let err = String::from_utf8_lossy(&out.stderr);
             assert!(
@@ -376,8 +374,7 @@ fn the_plan_of_any_learner_and_a_missing_model_folder() {
         ),
     )
     .unwrap();
-    for plan in [&[][..], &["--plan"]] {
-        let out = evalearn(&[&["train", "--config", config.to_str().unwrap()][..], plan].concat());
+    for (plan, out) in common::train_and_plan(&config) {
         assert_eq!(out.status.code(), Some(2), "{plan:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         let said = format!(
