@@ -20,6 +20,13 @@ pub const KIND: &str = "linear";
 /// Most features a game may define (the evaluator keeps them in a stack array).
 pub const MAX_FEATURES: usize = 64;
 
+/// Most piece-square terms a game may define ([`Features::PIECE_SQUARES`]).
+pub const MAX_PIECE_SQUARES: usize = 64;
+
+/// Ends the feature-set identifier of weights that carry piece-square terms after the
+/// pool's weights (`[samuel] piece_squares`).
+pub const PIECE_SQUARES_SUFFIX: &str = "+piece-squares";
+
 /// A game's named features for the linear evaluator and Samuel's learner. Each feature is
 /// an integer, (value for the side to move) − (value for the opponent).
 pub trait Features: Game {
@@ -42,6 +49,16 @@ pub trait Features: Game {
     /// Feature-set identifiers earlier builds wrote for this game, each with the config
     /// that retrains it: such model files are refused, naming it.
     const RETIRED_SETS: &'static [(&'static str, &'static str)] = &[];
+    /// Piece-square terms a taught fit may add to the pool (`[samuel] piece_squares`, at
+    /// most [`MAX_PIECE_SQUARES`]); 0 when the game has none.
+    const PIECE_SQUARES: usize = 0;
+    /// Calls `add(term, value)` for each piece-square term that is not 0 in this position:
+    /// like the features, (side to move) − (opponent), each side seen from its own end.
+    fn piece_squares(&self, _add: impl FnMut(usize, i32)) {}
+    /// The piece-square weights laid out for `model info`.
+    fn describe_piece_squares(_weights: &[f32]) -> String {
+        String::new()
+    }
 }
 
 /// The number of features of `G`.
@@ -52,13 +69,15 @@ pub fn feature_count<G: Features>() -> usize {
 /// Weights of the positional features, in centi-units per unit of feature, with the
 /// state of Samuel's term replacement: which features of the pool are active, the reserve
 /// queue and what was replaced so far. The anchor is not among them: it keeps its fixed
-/// weight. Model files of a retired feature set are refused when read, naming the config
-/// that retrains them.
+/// weight. Weights whose feature set ends in [`PIECE_SQUARES_SUFFIX`] carry the game's
+/// piece-square terms after the pool's (always counted). Model files of a retired feature
+/// set are refused when read, naming the config that retrains them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LinearWeights {
     /// Feature-set identifier the weights belong to.
     pub features: String,
-    /// One weight per feature of the pool; only the active ones are used.
+    /// One weight per feature of the pool (only the active ones are used), then one per
+    /// piece-square term if the set has them.
     pub weights: Vec<f32>,
     /// Indices of the active features, in the order they entered.
     pub active: Vec<u16>,
@@ -95,29 +114,69 @@ impl LinearWeights {
         }
     }
 
+    /// [`LinearWeights::zero`] with `G`'s piece-square terms after the pool, all 0.
+    pub fn zero_with_piece_squares<G: Features>() -> Self {
+        let mut weights = LinearWeights::zero::<G>();
+        weights.features += PIECE_SQUARES_SUFFIX;
+        weights
+            .weights
+            .resize(weights.weights.len() + G::PIECE_SQUARES, 0.0);
+        weights
+    }
+
+    /// Whether the weights carry `G`'s piece-square terms (checked by
+    /// [`LinearWeights::validate`]).
+    pub fn has_piece_squares<G: Features>(&self) -> bool {
+        self.features.len() > G::FEATURE_SET_ID.len()
+    }
+
+    /// The piece-square weights (empty without them).
+    pub fn piece_square_weights<G: Features>(&self) -> &[f32] {
+        self.weights.get(feature_count::<G>()..).unwrap_or(&[])
+    }
+
     /// Checks that the weights fit `G`'s feature set in this build and that the active
     /// and reserve features split the pool.
     pub fn validate<G: Features>(&self) -> Result<(), String> {
-        if self.features != G::FEATURE_SET_ID {
+        let squares = G::PIECE_SQUARES;
+        if squares > MAX_PIECE_SQUARES {
+            return Err(format!(
+                "{squares} piece-square terms, at most {MAX_PIECE_SQUARES}"
+            ));
+        }
+        let with_squares = format!("{}{PIECE_SQUARES_SUFFIX}", G::FEATURE_SET_ID);
+        let terms = if self.features == G::FEATURE_SET_ID {
+            0
+        } else if squares > 0 && self.features == with_squares {
+            squares
+        } else {
             return Err(format!(
                 "weights for feature set '{}', this build computes '{}' for {}",
                 self.features,
-                G::FEATURE_SET_ID,
+                if squares > 0 {
+                    format!("{}' or '{with_squares}", G::FEATURE_SET_ID)
+                } else {
+                    G::FEATURE_SET_ID.to_string()
+                },
                 G::NAME
             ));
-        }
+        };
         let count = feature_count::<G>();
-        if self.weights.len() != count {
-            return Err(format!(
-                "{} weights for {count} features",
-                self.weights.len()
-            ));
+        if self.weights.len() != count + terms {
+            return Err(match terms {
+                0 => format!("{} weights for {count} features", self.weights.len()),
+                _ => format!(
+                    "{} weights for {count} features and {terms} piece-square terms",
+                    self.weights.len()
+                ),
+            });
         }
         if let Some(i) = self.weights.iter().position(|w| !w.is_finite()) {
-            return Err(format!(
-                "weight {i} ({}) is not a finite number",
-                G::FEATURE_NAMES[i]
-            ));
+            let name = match G::FEATURE_NAMES.get(i) {
+                Some(name) => name.to_string(),
+                None => format!("piece-square term {}", i - count),
+            };
+            return Err(format!("weight {i} ({name}) is not a finite number"));
         }
         if count > MAX_FEATURES {
             return Err(format!("{count} features, at most {MAX_FEATURES}"));
@@ -185,11 +244,13 @@ impl LinearWeights {
     }
 }
 
-/// The linear evaluator: `anchor + Σ wᵢ·fᵢ`, clamped to the evaluation range.
+/// The linear evaluator: `anchor + Σ wᵢ·fᵢ` (plus the piece-square terms' weights when
+/// the model has them), clamped to the evaluation range.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Linear<G> {
     weights: [f32; MAX_FEATURES],
     count: usize,
+    piece_squares: Option<[f32; MAX_PIECE_SQUARES]>,
     game: PhantomData<fn() -> G>,
 }
 
@@ -198,15 +259,23 @@ impl<G: Features> Linear<G> {
     pub fn new(weights: &LinearWeights) -> Result<Linear<G>, String> {
         const { assert!(MAX_FEATURES >= 1) };
         weights.validate::<G>()?;
-        let count = weights.weights.len();
         // Inactive features count for nothing, whatever weight a file gives them.
         let mut array = [0.0; MAX_FEATURES];
         for &i in &weights.active {
             array[usize::from(i)] = weights.weights[usize::from(i)];
         }
+        let count = feature_count::<G>();
+        let piece_squares = weights.has_piece_squares::<G>().then(|| {
+            let mut squares = [0.0; MAX_PIECE_SQUARES];
+            for (w, &v) in squares.iter_mut().zip(weights.piece_square_weights::<G>()) {
+                *w = v;
+            }
+            squares
+        });
         Ok(Linear {
             weights: array,
             count,
+            piece_squares,
             game: PhantomData,
         })
     }
@@ -227,7 +296,10 @@ impl<G: Features> Evaluator<G> for Linear<G> {
     fn evaluate(&self, pos: &G) -> i32 {
         let mut values = [0; MAX_FEATURES];
         pos.features(&mut values[..self.count]);
-        let value = pos.anchor() as f32 + self.positional(&values[..self.count]);
+        let mut value = pos.anchor() as f32 + self.positional(&values[..self.count]);
+        if let Some(squares) = &self.piece_squares {
+            pos.piece_squares(|term, v| value += squares[term] * v as f32);
+        }
         (value.round() as i32).clamp(-EVAL_LIMIT, EVAL_LIMIT)
     }
 
@@ -327,6 +399,9 @@ fn describe_weights<G: Features>(weights: &LinearWeights) -> String {
         .map(|&i| names[usize::from(i)])
         .collect();
     let _ = writeln!(out, "reserve, next first: {}", reserve.join(", "));
+    if weights.has_piece_squares::<G>() {
+        out += &G::describe_piece_squares(weights.piece_square_weights::<G>());
+    }
     let _ = writeln!(
         out,
         "replacements: {} (the active feature least correlated with winning, |r|, makes way \

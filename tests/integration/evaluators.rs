@@ -78,6 +78,44 @@ fn mismatched_linear_weights_are_rejected() {
 }
 
 #[test]
+fn piece_square_weights_add_their_squares_and_must_match_the_set() {
+    // Men's weights by rank and kings' by file: the value is material plus each piece's
+    // weight on its square (the opponent's negated, from its own end).
+    let mut weights = LinearWeights::zero_with_piece_squares::<Brazilian>();
+    assert!(Linear::<Brazilian>::new(&weights).is_ok());
+    let pool = weights.weights.len() - Brazilian::PIECE_SQUARES;
+    for n in 1..=32u8 {
+        let sq = evalearn::game::brazilian::Square::from_number(n).unwrap();
+        weights.weights[pool + sq.index()] = 5.0 * f32::from(sq.rank());
+        weights.weights[pool + 32 + sq.index()] = 2.0 * f32::from(sq.file());
+    }
+    let linear = Linear::<Brazilian>::new(&weights).unwrap();
+    // White: a man on c3 (rank index 2) and a king on h8 (file index 7); Black: a man on
+    // e7, which is d2 from Black's end (rank index 1).
+    let pos = Brazilian::parse_position("W:W22,K4:B7").unwrap();
+    assert_eq!(
+        linear.evaluate(&pos),
+        Material.evaluate(&pos) + 5 * 2 + 2 * 7 - 5
+    );
+    for pos in random_positions(300, 5) {
+        let mut expected = Material.evaluate(&pos) as f32;
+        pos.piece_squares(|term, v| expected += weights.weights[pool + term] * v as f32);
+        assert_eq!(linear.evaluate(&pos), expected.round() as i32);
+    }
+    // The set's name and the number of weights must agree.
+    let mut short = weights.clone();
+    short.weights.pop();
+    assert!(Linear::<Brazilian>::new(&short).is_err());
+    let mut unnamed = weights.clone();
+    unnamed.features = FEATURE_SET_ID.into();
+    assert!(Linear::<Brazilian>::new(&unnamed).is_err());
+    let mut kalah = LinearWeights::zero::<evalearn::game::kalah::Kalah>();
+    kalah.features += linear::PIECE_SQUARES_SUFFIX;
+    let err = Linear::<evalearn::game::kalah::Kalah>::new(&kalah).unwrap_err();
+    assert!(err.contains("feature set"), "{err}");
+}
+
+#[test]
 fn only_active_linear_features_count() {
     let pos = Brazilian::parse_position("W:W17,21,22,23:B1,2,3").unwrap();
     let mut values = [0; MAX_FEATURES];

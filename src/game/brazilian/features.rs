@@ -479,6 +479,49 @@ impl Features for Brazilian {
         extract(self, &mut values);
         out[..FEATURE_COUNT].copy_from_slice(&values);
     }
+
+    /// A man's and a king's term per square: term `n − 1` is a man on PDN square `n`,
+    /// `32 + n − 1` a king there, as White sees the board. The side to move's pieces count
+    /// +1 on their squares and the opponent's −1 on theirs turned 180°, so each side is
+    /// seen from its own end ([`Brazilian::relative_masks`]).
+    const PIECE_SQUARES: usize = 64;
+
+    #[inline]
+    fn piece_squares(&self, mut add: impl FnMut(usize, i32)) {
+        let [own_men, own_kings, their_men, their_kings] = self.relative_masks();
+        for (mask, offset, value) in [
+            (own_men, 0, 1),
+            (own_kings, 32, 1),
+            (their_men.reverse_bits(), 0, -1),
+            (their_kings.reverse_bits(), 32, -1),
+        ] {
+            let mut bits = mask;
+            while bits != 0 {
+                add(offset + bits.trailing_zeros() as usize, value);
+                bits &= bits - 1;
+            }
+        }
+    }
+
+    fn describe_piece_squares(weights: &[f32]) -> String {
+        let mut out = String::from(
+            "piece-square terms (centi-units; the side to move's pieces as White sees the \
+             board, the opponent's turned 180° and counted negatively), rank 8 first:\n",
+        );
+        for (kind, offset) in [("men", 0), ("kings", 32)] {
+            out += &format!("    {kind}:\n");
+            for rank in (1..=8).rev() {
+                let row: Vec<String> = (1..=8)
+                    .map(|file| match Square::from_file_rank(file - 1, rank - 1) {
+                        Some(sq) => format!("{:>7.1}", weights[offset + sq.index()]),
+                        None => format!("{:>7}", "·"),
+                    })
+                    .collect();
+                out += &format!("      {rank} {}\n", row.join(""));
+            }
+        }
+        out
+    }
 }
 
 #[cfg(test)]
@@ -773,6 +816,39 @@ mod tests {
         }
         for (name, seen) in FEATURE_NAMES.iter().zip(seen) {
             assert!(seen, "feature {name} is zero on every random position");
+        }
+    }
+
+    /// The piece-square terms of `pos`, as a dense vector.
+    fn piece_square_terms(pos: &Brazilian) -> [i32; 64] {
+        let mut terms = [0; 64];
+        pos.piece_squares(|term, value| terms[term] += value);
+        terms
+    }
+
+    #[test]
+    fn piece_square_terms_count_each_piece_from_its_own_end() {
+        // White to move: its man on c3 (square 22) and king on h8 (square 4) count +1;
+        // Black's man on f6 (square 11) is c3 from Black's end, −1; Black's king on a1
+        // (square 29) is h8 from Black's end, −1: every term cancels but none is skipped.
+        let pos = Brazilian::parse_position("W:W22,K4:B11,K29").unwrap();
+        let terms = piece_square_terms(&pos);
+        assert!(terms.iter().all(|&t| t == 0), "{terms:?}");
+        let pos = Brazilian::parse_position("W:W22,K4:B12,K29").unwrap();
+        let terms = piece_square_terms(&pos);
+        let mut expected = [0; 64];
+        expected[21] = 1; // White's man on 22
+        expected[33 - 12 - 1] = -1; // Black's man on 12 is square 21 from Black's end
+        assert_eq!(terms, expected);
+        // Each position's terms are its mirrored position's, and they sum to the men and
+        // kings differences.
+        for pos in random_positions(3000) {
+            let terms = piece_square_terms(&pos);
+            assert_eq!(terms, piece_square_terms(&pos.mirrored()));
+            let [own_men, own_kings, their_men, their_kings] =
+                pos.relative_masks().map(|m| m.count_ones() as i32);
+            assert_eq!(terms[..32].iter().sum::<i32>(), own_men - their_men);
+            assert_eq!(terms[32..].iter().sum::<i32>(), own_kings - their_kings);
         }
     }
 

@@ -35,8 +35,9 @@
 //! in even-numbered games and second in odd ones.
 //!
 //! **Taught** (`teacher = "MODEL"`, [`teacher`]): a stronger model plays the games, on
-//! every core, and the weights are the least-squares fit of its search scores; the
-//! selection matches keep the model as above.
+//! every core, and the weights (with `piece_squares`, the game's piece-square terms too)
+//! are the least-squares fit of its search scores; the selection matches keep the model
+//! as above.
 
 mod games;
 mod rule;
@@ -121,6 +122,10 @@ pub struct SamuelSettings {
     /// fitted.
     #[serde(default = "default_teacher_range")]
     pub teacher_range: f64,
+    /// With a teacher: also fit the game's piece-square terms (draughts: a man's and a
+    /// king's weight on each square).
+    #[serde(default)]
+    pub piece_squares: bool,
 }
 
 /// Opponent of Samuel's selection matches.
@@ -177,6 +182,7 @@ impl Default for SamuelSettings {
             select_margin: 0.0,
             teacher: None,
             teacher_range: default_teacher_range(),
+            piece_squares: false,
         }
     }
 }
@@ -186,6 +192,13 @@ impl SamuelSettings {
         positive("samuel.learning_rate", self.learning_rate)?;
         positive("samuel.error_clip", self.error_clip)?;
         positive("samuel.teacher_range", self.teacher_range)?;
+        if self.piece_squares && self.teacher.is_none() {
+            return fail(
+                "samuel.piece_squares",
+                "needs samuel.teacher: only a taught run fits piece-square terms",
+                "true".into(),
+            );
+        }
         if self.loss_streak == 0 {
             return fail("samuel.loss_streak", "must be at least 1", "0".into());
         }

@@ -6,7 +6,8 @@
 //! scores came from, as TD-Leaf learns), over all of the run's games so far. Only the
 //! positions the teacher scores within `teacher_range` are fitted: a linear evaluator
 //! cannot follow the teacher's flattening far from balance, and the positions where moves
-//! are decided lie near it. A, B, the loss streak and term replacement are not used; the
+//! are decided lie near it. With `piece_squares`, the game's piece-square terms are fitted
+//! beside the features. A, B, the loss streak and term replacement are not used; the
 //! selection matches keep the model as in Samuel's own runs.
 
 use std::path::PathBuf;
@@ -17,12 +18,17 @@ use super::games::select;
 use super::rule::learning_features;
 use super::{SamuelLearner, SamuelSettings, samuel_play, selection_text};
 use crate::eval::EvalGame;
-use crate::eval::linear::{Features, LinearWeights, MAX_FEATURES, feature_count};
+use crate::eval::linear::{
+    Features, LinearWeights, MAX_FEATURES, MAX_PIECE_SQUARES, feature_count,
+};
 use crate::eval::spec::{AnyEvaluator, load_model_file};
 use crate::io::dataset::DatasetGame;
 use crate::learn::controls::PositionFilter;
 use crate::learn::iteration::Iteration;
 use crate::learn::learner::{IterationReport, TrainGame};
+
+/// Most terms of a fit: the pool's features and the piece-square terms.
+const MAX_TERMS: usize = MAX_FEATURES + MAX_PIECE_SQUARES;
 
 /// Ridge penalty of the fit (on the features, not the anchor): keeps the weights of
 /// features the games barely vary at zero.
@@ -60,13 +66,25 @@ impl NormalEquations {
         self.xy.len() == n && self.xx.len() == n * n
     }
 
-    /// Adds one position: `x` its anchor then its features, `y` the teacher's score.
+    /// Adds one position: `x` its anchor then its terms, `y` the teacher's score. Most
+    /// terms are 0 in a position (piece-square terms nearly all), so only the others are
+    /// visited.
     pub fn add(&mut self, x: &[f64], y: f64) {
         let n = self.size();
-        for (i, &xi) in x.iter().enumerate().take(n) {
-            self.xy[i] += xi * y;
-            for (cell, &xj) in self.xx[i * n..(i + 1) * n].iter_mut().zip(x) {
-                *cell += xi * xj;
+        let mut nonzero = [0usize; MAX_TERMS + 1];
+        let mut count = 0;
+        for (i, &xi) in x.iter().enumerate().take(n.min(MAX_TERMS + 1)) {
+            if xi != 0.0 {
+                nonzero[count] = i;
+                count += 1;
+            }
+        }
+        let nonzero = &nonzero[..count];
+        for &i in nonzero {
+            self.xy[i] += x[i] * y;
+            let row = &mut self.xx[i * n..(i + 1) * n];
+            for &j in nonzero {
+                row[j] += x[i] * x[j];
             }
         }
         self.positions += 1;
@@ -117,16 +135,26 @@ impl NormalEquations {
     }
 }
 
-/// A fit's weights in the evaluator's units (the anchor's weight 1: each feature's
-/// coefficient divided by the anchor's), every feature of the pool active; `None` when
-/// the anchor's coefficient is not positive (no fit yet, or one that would play
-/// backwards).
+/// The number of terms a taught fit of `G` has: the pool's features, and the piece-square
+/// terms with `piece_squares`.
+pub fn fitted_terms<G: Features>(piece_squares: bool) -> usize {
+    feature_count::<G>() + if piece_squares { G::PIECE_SQUARES } else { 0 }
+}
+
+/// A fit's weights in the evaluator's units (the anchor's weight 1: each term's
+/// coefficient divided by the anchor's), every feature of the pool active, with the
+/// piece-square terms if the solution has them; `None` when the anchor's coefficient is
+/// not positive (no fit yet, or one that would play backwards).
 pub fn taught_weights<G: Features>(solution: &[f64]) -> Option<LinearWeights> {
     let scale = solution[0];
     if !(scale.is_finite() && scale > 1e-6) {
         return None;
     }
-    let mut weights = LinearWeights::zero::<G>();
+    let mut weights = if solution.len() > feature_count::<G>() + 1 {
+        LinearWeights::zero_with_piece_squares::<G>()
+    } else {
+        LinearWeights::zero::<G>()
+    };
     weights.active.append(&mut weights.reserve);
     for (w, c) in weights.weights.iter_mut().zip(&solution[1..]) {
         *w = (c / scale) as f32;
@@ -136,7 +164,8 @@ pub fn taught_weights<G: Features>(solution: &[f64]) -> Option<LinearWeights> {
 }
 
 /// The fit's inputs for each position of `game` learned from: the leaf of the teacher's
-/// principal variation (a quiet position) with `x` = its anchor then its features, and
+/// principal variation (a quiet position) with `x` = its anchor, its features, then (with
+/// `piece_squares`) its piece-square terms, and
 /// `y` the teacher's search score, for the leaf's side to move. The score is the leaf's
 /// static value except where the search found a draw by the rules (a repetition): those
 /// zeros are kept (fitting the leaf's own value there instead made no measurable
@@ -145,9 +174,11 @@ pub fn taught_weights<G: Features>(solution: &[f64]) -> Option<LinearWeights> {
 pub fn samples<G: Features>(
     game: &DatasetGame<G>,
     range: f64,
+    piece_squares: bool,
     filter: &PositionFilter<'_, G>,
 ) -> Vec<(Vec<f64>, f64)> {
     let count = feature_count::<G>();
+    let terms = fitted_terms::<G>(piece_squares);
     let mut out = Vec::new();
     for ((pos, leaf), &score) in game.positions.iter().zip(&game.leaves).zip(&game.scores) {
         let mut f = [0; MAX_FEATURES];
@@ -162,9 +193,13 @@ pub fn samples<G: Features>(
         } else {
             -score
         };
-        let mut x = Vec::with_capacity(count + 1);
+        let mut x = Vec::with_capacity(terms + 1);
         x.push(f64::from(leaf.anchor()));
         x.extend(f[..count].iter().map(|&v| f64::from(v)));
+        x.resize(terms + 1, 0.0);
+        if piece_squares {
+            leaf.piece_squares(|term, v| x[1 + count + term] += f64::from(v));
+        }
         out.push((x, f64::from(y)));
     }
     out
@@ -220,17 +255,25 @@ impl<G: TrainGame + Features> Teacher<G> {
         };
         let (evaluator, _) =
             load_model_file::<G>(path).map_err(|e| format!("samuel.teacher: {e}"))?;
-        let features = feature_count::<G>();
+        if settings.piece_squares && G::PIECE_SQUARES == 0 {
+            return Err(format!(
+                "samuel.piece_squares: {} has no piece-square terms",
+                G::NAME
+            ));
+        }
+        let features = fitted_terms::<G>(settings.piece_squares);
         let fit = fit.unwrap_or_else(|| TaughtFit {
             equations: NormalEquations::new(features),
             solution: vec![0.0; features + 1],
         });
         if fit.solution.len() != features + 1 || !fit.equations.fits(features) {
             return Err(format!(
-                "checkpoint: a taught fit of {} terms, this build's {} has {}",
+                "checkpoint: a taught fit of {} terms, this config's for {} has {} \
+                 (samuel.piece_squares = {}); resume with the settings it was started with",
                 fit.solution.len(),
                 G::NAME,
-                features + 1
+                features + 1,
+                settings.piece_squares
             ));
         }
         Ok(Some(Teacher {
@@ -250,7 +293,14 @@ impl<G: TrainGame + Features> SamuelLearner<G> {
     ) -> Vec<(Vec<f64>, f64)> {
         games
             .iter()
-            .flat_map(|g| samples(g, self.settings.teacher_range, filter))
+            .flat_map(|g| {
+                samples(
+                    g,
+                    self.settings.teacher_range,
+                    self.settings.piece_squares,
+                    filter,
+                )
+            })
             .collect()
     }
 
