@@ -139,11 +139,6 @@ impl LinearWeights {
     /// and reserve features split the pool.
     pub fn validate<G: Features>(&self) -> Result<(), String> {
         let squares = G::PIECE_SQUARES;
-        if squares > MAX_PIECE_SQUARES {
-            return Err(format!(
-                "{squares} piece-square terms, at most {MAX_PIECE_SQUARES}"
-            ));
-        }
         let with_squares = format!("{}{PIECE_SQUARES_SUFFIX}", G::FEATURE_SET_ID);
         let terms = if self.features == G::FEATURE_SET_ID {
             0
@@ -257,7 +252,7 @@ pub struct Linear<G> {
 impl<G: Features> Linear<G> {
     /// An evaluator from checked weights (see [`LinearWeights::validate`]).
     pub fn new(weights: &LinearWeights) -> Result<Linear<G>, String> {
-        const { assert!(MAX_FEATURES >= 1) };
+        const { assert!(MAX_FEATURES >= 1 && G::PIECE_SQUARES <= MAX_PIECE_SQUARES) };
         weights.validate::<G>()?;
         // Inactive features count for nothing, whatever weight a file gives them.
         let mut array = [0.0; MAX_FEATURES];
@@ -265,11 +260,10 @@ impl<G: Features> Linear<G> {
             array[usize::from(i)] = weights.weights[usize::from(i)];
         }
         let count = feature_count::<G>();
-        let piece_squares = weights.has_piece_squares::<G>().then(|| {
+        let given = weights.piece_square_weights::<G>();
+        let piece_squares = (!given.is_empty()).then(|| {
             let mut squares = [0.0; MAX_PIECE_SQUARES];
-            for (w, &v) in squares.iter_mut().zip(weights.piece_square_weights::<G>()) {
-                *w = v;
-            }
+            squares[..given.len()].copy_from_slice(given);
             squares
         });
         Ok(Linear {

@@ -522,7 +522,7 @@ impl<G: TrainGame + Features> Learner<G> for SamuelLearner<G> {
         if let Some(teacher) = &self.teacher {
             // The latest fit's error against the teacher's scores, in its units (the fit
             // is the model unless a selection match kept an earlier one).
-            let samples = self.taught_samples(games, &it.position_filter());
+            let samples = self.settings.taught_samples(games, &it.position_filter());
             return teacher::residual(&teacher.fit.solution, &samples);
         }
         let controls = SamuelControls {

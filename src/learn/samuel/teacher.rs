@@ -284,42 +284,34 @@ impl<G: TrainGame + Features> Teacher<G> {
     }
 }
 
-impl<G: TrainGame + Features> SamuelLearner<G> {
+impl SamuelSettings {
     /// The fit's inputs from every position of `games` (see [`samples`]).
-    pub(super) fn taught_samples(
+    pub(super) fn taught_samples<G: Features>(
         &self,
         games: &[DatasetGame<G>],
         filter: &PositionFilter<'_, G>,
     ) -> Vec<(Vec<f64>, f64)> {
         games
             .iter()
-            .flat_map(|g| {
-                samples(
-                    g,
-                    self.settings.teacher_range,
-                    self.settings.piece_squares,
-                    filter,
-                )
-            })
+            .flat_map(|g| samples(g, self.teacher_range, self.piece_squares, filter))
             .collect()
     }
+}
 
+impl<G: TrainGame + Features> SamuelLearner<G> {
     /// A taught iteration: the teacher's games, the fit brought up to date with them, and
     /// the selection match when one is due.
     pub(super) fn iterate_taught(
         &mut self,
         it: &mut Iteration<'_, G>,
     ) -> Result<Option<IterationReport>, String> {
-        let Some(player) = self.teacher.as_ref().map(|t| t.evaluator.clone()) else {
-            return Err("a taught iteration without a teacher".into());
-        };
-        let Some(games) = it.self_play(&player)? else {
-            return Ok(None);
-        };
-        let samples = self.taught_samples(&games, &it.position_filter());
         let Some(teacher) = self.teacher.as_mut() else {
             return Err("a taught iteration without a teacher".into());
         };
+        let Some(games) = it.self_play(&teacher.evaluator)? else {
+            return Ok(None);
+        };
+        let samples = self.settings.taught_samples(&games, &it.position_filter());
         let fit = &mut teacher.fit;
         let loss_before = residual(&fit.solution, &samples);
         for (x, y) in &samples {
