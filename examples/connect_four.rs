@@ -25,7 +25,7 @@ use evalearn::arena::openings::random_openings;
 use evalearn::arena::players::Engine;
 use evalearn::arena::stats::MatchTally;
 use evalearn::eval::spec::{AnyEvaluator, ModelKind, load_model_file};
-use evalearn::eval::td::{self, Inputs, phase_bucket};
+use evalearn::eval::td::{self, InputSet, Inputs, phase_bucket};
 use evalearn::eval::{EvalGame, Evaluator};
 use evalearn::game::{Game, MoveList, Outcome, Side};
 use evalearn::learn::config::TrainConfig;
@@ -363,11 +363,10 @@ impl EvalGame for ConnectFour {
 /// The TD network's inputs: a cell's own stone (0..42) or the other side's (42..84),
 /// seen by the side to move.
 impl Inputs for ConnectFour {
-    const INPUT_SET_ID: &'static str = "connect-four-v1";
-    const INPUTS: usize = 2 * CELLS;
-    const MAX_ACTIVE: usize = CELLS;
+    const INPUT_SETS: &'static [InputSet] =
+        &[InputSet::new("cells", "connect-four-v1", 2 * CELLS, CELLS)];
 
-    fn for_each_input_as(&self, side: Side, mut f: impl FnMut(usize)) {
+    fn for_each_input_as(&self, _set: usize, side: Side, mut f: impl FnMut(usize)) {
         let (own, other) = if side == self.side_to_move() {
             (self.mine, self.theirs())
         } else {

@@ -22,6 +22,7 @@ fn shipped_configs_parse() {
         ("samuel-taught", "samuel"),
         ("glem", "glem"),
         ("td", "td"),
+        ("td-pairs", "td"),
         ("kalah-samuel", "samuel"),
         ("kalah-glem", "glem"),
         ("kalah-td", "td"),
@@ -85,6 +86,8 @@ fn shipped_models_come_from_shipped_configs() {
     }
     // Samuel's evaluator taught by td.bin.
     shipped_model::<Brazilian>("samuel-taught", "linear");
+    // TD over the inputs for pairs of squares.
+    shipped_model::<Brazilian>("td-pairs", "td");
     // The Kalah(6,4) model of docs/kalah.md: the TD(λ) run's.
     shipped_model_of::<Kalah>("kalah-6-4", "kalah-6-4-td", "td");
 }

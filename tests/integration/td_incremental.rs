@@ -8,6 +8,7 @@ use evalearn::eval::Evaluator;
 use evalearn::eval::td::{Inputs, MlpWeights, TdEvaluator};
 use evalearn::game::Game;
 use evalearn::game::brazilian::Brazilian;
+use evalearn::game::brazilian::encoding::BOARD_PAIRS;
 use evalearn::game::kalah::Kalah;
 use evalearn::learn::td::Mlp;
 use evalearn::search::bench::Bench;
@@ -29,9 +30,19 @@ fn random_weights<G: Inputs>(hidden: usize, seed: u64) -> MlpWeights {
 /// [`random_weights`] with `phases` output heads, each drawn apart (heads of a fresh
 /// network start equal) and with its own bias.
 fn random_phased_weights<G: Inputs>(hidden: usize, phases: usize, seed: u64) -> MlpWeights {
-    let mut w = Mlp::<G>::new_random_phased(hidden, phases, seed).weights();
+    random_weights_over::<G>(0, hidden, phases, seed)
+}
+
+/// [`random_phased_weights`] over the game's input set `set`.
+fn random_weights_over<G: Inputs>(
+    set: usize,
+    hidden: usize,
+    phases: usize,
+    seed: u64,
+) -> MlpWeights {
+    let mut w = Mlp::<G>::new_random_over(set, hidden, phases, seed).weights();
     for phase in 1..phases {
-        let other = Mlp::<G>::new_random(hidden, seed + 1000 * phase as u64).weights();
+        let other = Mlp::<G>::new_random_over(set, hidden, 1, seed + 1000 * phase as u64).weights();
         w.w2[phase * hidden..(phase + 1) * hidden].copy_from_slice(&other.w2);
     }
     for v in w.w1.iter_mut().chain(&mut w.w2) {
@@ -136,6 +147,14 @@ fn incremental_sums_equal_sums_from_scratch_along_random_walks() {
             20_000,
         );
     }
+    for (seed, phases) in [(6, 1), (7, 4)] {
+        let pairs = random_weights_over::<Brazilian>(BOARD_PAIRS, 48, phases, seed);
+        walk_agrees(
+            &TdEvaluator::<Brazilian>::from_weights(&pairs).unwrap(),
+            seed,
+            20_000,
+        );
+    }
     let shipped =
         TdEvaluator::<Brazilian>::from_weights(&shipped_weights("models/td.bin")).unwrap();
     walk_agrees(&shipped, 7, 20_000);
@@ -177,6 +196,8 @@ fn searches_with_incremental_sums_equal_searches_from_scratch() {
     );
     let kalah = random_phased_weights::<Kalah>(48, 4, 9);
     searches_agree(&TdEvaluator::<Kalah>::from_weights(&kalah).unwrap(), 7);
+    let pairs = random_weights_over::<Brazilian>(BOARD_PAIRS, 48, 1, 9);
+    searches_agree(&TdEvaluator::<Brazilian>::from_weights(&pairs).unwrap(), 6);
 }
 
 /// The integer network's value against the float network's `100 · logit` (unrounded):
@@ -261,7 +282,9 @@ fn plain_integer_value<G: Inputs>(weights: &MlpWeights, shift1: u32, pos: &G) ->
     let q1 = (1u32 << shift1) as f32;
     let span = 12i32 << shift1;
     let quantise = |w: f32| i32::from((w * q1).round() as i16);
-    let active = evalearn::eval::td::active_inputs(pos);
+    let set = weights.validate::<G>().unwrap();
+    let inputs = G::INPUT_SETS[set].inputs;
+    let active = evalearn::eval::td::active_inputs(pos, set);
     let phase = if weights.phases == 1 {
         0
     } else {
@@ -271,7 +294,7 @@ fn plain_integer_value<G: Inputs>(weights: &MlpWeights, shift1: u32, pos: &G) ->
     let b2_scale = 100.0 * f64::from(1u32 << (H_BITS + W2_BITS));
     let mut total = (f64::from(weights.b2[phase]) * b2_scale).round() as i64;
     for (j, &w2) in weights.head(phase).iter().enumerate() {
-        let row = &weights.w1[j * G::INPUTS..(j + 1) * G::INPUTS];
+        let row = &weights.w1[j * inputs..(j + 1) * inputs];
         let sum = quantise(weights.b1[j]) + active.iter().map(|&i| quantise(row[i])).sum::<i32>();
         let clamped = sum.clamp(-span, span) as f32 / q1;
         let h = (evalearn::eval::td::sigmoid(clamped) * (1u32 << H_BITS) as f32).round();
@@ -325,6 +348,10 @@ fn fast_integer_network_equals_the_plain_integer_computation() {
     equals_plain_value("100 hidden units, 4 phases", &phased, &draughts);
     let phased = random_phased_weights::<Kalah>(33, 3, 3);
     equals_plain_value("33 hidden units, 3 phases", &phased, &kalah);
+    for (seed, hidden) in [(4, 48), (5, 128)] {
+        let pairs = random_weights_over::<Brazilian>(BOARD_PAIRS, hidden, 1, seed);
+        equals_plain_value(&format!("pairs, {hidden} hidden units"), &pairs, &draughts);
+    }
 }
 
 /// [`walk_agrees`] for every block count of hidden units (1 to 8).

@@ -287,6 +287,10 @@ fn bad_configs_are_rejected_with_the_key_and_exit_status_2() {
             "learner = \"glem\"\nmodel = \"m.bin\"\n[glem]\nmax_atoms = 30\n",
             "glem.max_atoms",
         ),
+        (
+            "learner = \"td\"\nmodel = \"m.bin\"\n[td]\ninputs = \"pairs\"\n",
+            "td.inputs: unknown input set \"pairs\" for brazilian, expected \"board\" or \"board-pairs\"",
+        ),
         ("learner = \"samuel\"\n", "model"),
         ("not toml at all [", "TOML"),
         // A misspelt section or key is named with its own line, not the file's first.

@@ -94,9 +94,12 @@ impl<G: Inputs> AccumulatorStack<G> {
         let s = side.index();
         let changes = &mut self.changes;
         changes.clear();
-        let diffed =
-            self.positions[from]
-                .for_each_feature_change(&self.positions[to], side, |i, on| changes.push(i, on));
+        let diffed = self.positions[from].for_each_feature_change(
+            self.net.input_set(),
+            &self.positions[to],
+            side,
+            |i, on| changes.push(i, on),
+        );
         if diffed && !changes.overflowed {
             let (below, above) = self.sums.split_at_mut(to);
             self.net.apply(
@@ -112,7 +115,7 @@ impl<G: Inputs> AccumulatorStack<G> {
     }
 
     fn refresh(&mut self, ply: usize, side: Side) {
-        let active = ActiveFeatures::of(&self.positions[ply], side);
+        let active = ActiveFeatures::of(&self.positions[ply], self.net.input_set(), side);
         self.net.refresh(&mut self.sums[ply][side.index()], &active);
         self.current[ply][side.index()] = true;
     }

@@ -3,9 +3,10 @@
 //! trainable network, backpropagation, TD(λ) episodes) lives with the learners.
 //!
 //! # The network
-//! - **Inputs** ([`Inputs`], one small encoder per game): binary inputs, most of them 0
-//!   (draughts: the board one-hot per square and piece kind from the side to move's point
-//!   of view, plus the side to move; Kalah: see its encoder).
+//! - **Inputs** ([`Inputs`], one small encoder per game, with one or more input sets):
+//!   binary inputs, most of them 0 (draughts: the board one-hot per square and piece kind
+//!   from the side to move's point of view, plus the side to move, and in the second set
+//!   the contents of each pair of adjacent squares; Kalah: see its encoder).
 //! - **Hidden layer**: `hidden` sigmoid units (at most [`MAX_HIDDEN`]):
 //!   `h = σ(W1·x + b1)`.
 //! - **Output**: one sigmoid unit per game phase ([`Inputs::phase`]; one phase unless the
@@ -51,22 +52,62 @@ pub const MAX_PHASES: usize = 8;
 /// `100 · ln(p / (1 − p))`, rounded and clamped to ±[`EVAL_LIMIT`].
 pub const CENTI_PER_LOGIT: f32 = 100.0;
 
-/// A game's inputs for the TD network: `INPUTS` binary inputs, of which at most
-/// `MAX_ACTIVE` are 1 in any position.
+/// One of a game's TD input sets ([`Inputs::INPUT_SETS`]): `inputs` binary inputs, of
+/// which at most `max_active` are 1 in any position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InputSet {
+    /// What configs call it (`[td] inputs`).
+    pub name: &'static str,
+    /// What model files record: it names the encoding and its order, so it changes
+    /// whenever they do.
+    pub id: &'static str,
+    /// Number of inputs (at most [`MAX_INPUTS`]).
+    pub inputs: usize,
+    /// Most inputs that are 1 in one position (at most [`MAX_ACTIVE`]).
+    pub max_active: usize,
+    /// Number of *features*: what the integer network ([`quantised`]) adds a first-layer
+    /// column for. Feature `f` stands for the inputs [`Inputs::feature_inputs`]`(f)`, all
+    /// 1 together, and its column is the sum of theirs, so a game whose inputs come in
+    /// runs (thermometers) sums one column per run instead of one per input.
+    pub features: usize,
+    /// Most features of one position (at most [`MAX_ACTIVE`]).
+    pub max_active_features: usize,
+}
+
+impl InputSet {
+    /// A set in which every input is a feature of its own.
+    pub const fn new(
+        name: &'static str,
+        id: &'static str,
+        inputs: usize,
+        max_active: usize,
+    ) -> InputSet {
+        InputSet {
+            name,
+            id,
+            inputs,
+            max_active,
+            features: inputs,
+            max_active_features: max_active,
+        }
+    }
+}
+
+/// A game's inputs for the TD network: one or more input sets ([`InputSet`]), the
+/// default first. A network records its set ([`MlpWeights::features`]); the methods take
+/// the set's index in [`Inputs::INPUT_SETS`].
 ///
 /// A position's inputs are its board seen by the side to move (and that side): the
 /// inputs of the same board with either side to move are what the search keeps
 /// up to date move by move ([`incremental`]).
 pub trait Inputs: Game {
-    /// Identifies the input encoding (and its order) in saved weight files.
-    const INPUT_SET_ID: &'static str;
-    /// Number of inputs (at most [`MAX_INPUTS`]).
-    const INPUTS: usize;
-    /// Most inputs that are 1 in one position (at most [`MAX_ACTIVE`]).
-    const MAX_ACTIVE: usize;
-    /// Calls `f` with the index of every input that is 1 in the position with this board
-    /// and `side` to move, in increasing order, at most `MAX_ACTIVE` times.
-    fn for_each_input_as(&self, side: Side, f: impl FnMut(usize));
+    /// The game's input sets, the default first.
+    const INPUT_SETS: &'static [InputSet];
+
+    /// Calls `f` with the index of every input of set `set` that is 1 in the position
+    /// with this board and `side` to move, in increasing order, at most `max_active`
+    /// times.
+    fn for_each_input_as(&self, set: usize, side: Side, f: impl FnMut(usize));
 
     /// The position's phase among `phases` (1 ≤ `phases` ≤ [`MAX_PHASES`]): which output
     /// head evaluates it, in `0..phases`, 0 the latest stage of the game (few pieces or
@@ -75,51 +116,81 @@ pub trait Inputs: Game {
     /// position.
     fn phase(&self, phases: usize) -> usize;
 
-    /// Calls `f` with the index of every input that is 1, in increasing order, at most
-    /// `MAX_ACTIVE` times.
+    /// Calls `f` with the index of every input of set `set` that is 1, in increasing
+    /// order, at most `max_active` times.
     #[inline(always)]
-    fn for_each_input(&self, f: impl FnMut(usize)) {
-        self.for_each_input_as(self.side_to_move(), f)
+    fn for_each_input(&self, set: usize, f: impl FnMut(usize)) {
+        self.for_each_input_as(set, self.side_to_move(), f)
     }
 
-    /// The inputs, with `side` to move, that differ between this board and `next`'s:
-    /// `f(i, true)` for each input that turns 1, `f(i, false)` for each that turns 0.
-    /// Returns false, without calling `f`, when listing them costs more than listing the
-    /// inputs of `next` (the default: always).
+    /// The inputs of set `set`, with `side` to move, that differ between this board and
+    /// `next`'s: `f(i, true)` for each input that turns 1, `f(i, false)` for each that
+    /// turns 0. Returns false, without calling `f`, when listing them costs more than
+    /// listing the inputs of `next` (the default: always).
     #[inline(always)]
-    fn for_each_input_change(&self, next: &Self, side: Side, f: impl FnMut(usize, bool)) -> bool {
-        let _ = (next, side, f);
+    fn for_each_input_change(
+        &self,
+        set: usize,
+        next: &Self,
+        side: Side,
+        f: impl FnMut(usize, bool),
+    ) -> bool {
+        let _ = (set, next, side, f);
         false
     }
 
-    /// Number of *features*: what the integer network ([`quantised`]) adds a first-layer
-    /// column for. Feature `f` stands for the inputs [`Inputs::feature_inputs`]`(f)`, all
-    /// 1 together, and its column is the sum of theirs, so a game whose inputs come in
-    /// runs (thermometers) sums one column per run instead of one per input. By default
-    /// every input is a feature of its own.
-    const FEATURES: usize = Self::INPUTS;
-    /// Most features of one position (at most [`MAX_ACTIVE`]).
-    const MAX_ACTIVE_FEATURES: usize = Self::MAX_ACTIVE;
-
-    /// The inputs feature `feature` stands for.
+    /// The inputs feature `feature` of set `set` stands for ([`InputSet::features`]; by
+    /// default every input is a feature of its own).
     #[inline(always)]
-    fn feature_inputs(feature: usize) -> std::ops::Range<usize> {
+    fn feature_inputs(set: usize, feature: usize) -> std::ops::Range<usize> {
+        let _ = set;
         feature..feature + 1
     }
 
-    /// Calls `f` with every feature of the position with this board and `side` to move:
-    /// their inputs ([`Inputs::feature_inputs`]) are the position's inputs, each once.
+    /// Calls `f` with every feature of set `set` of the position with this board and
+    /// `side` to move: their inputs ([`Inputs::feature_inputs`]) are the position's
+    /// inputs, each once.
     #[inline(always)]
-    fn for_each_feature_as(&self, side: Side, f: impl FnMut(usize)) {
-        self.for_each_input_as(side, f)
+    fn for_each_feature_as(&self, set: usize, side: Side, f: impl FnMut(usize)) {
+        self.for_each_input_as(set, side, f)
     }
 
     /// [`Inputs::for_each_input_change`] in features: `f(feature, true)` for each feature
     /// `next` has and this board has not, `f(feature, false)` for the reverse.
     #[inline(always)]
-    fn for_each_feature_change(&self, next: &Self, side: Side, f: impl FnMut(usize, bool)) -> bool {
-        self.for_each_input_change(next, side, f)
+    fn for_each_feature_change(
+        &self,
+        set: usize,
+        next: &Self,
+        side: Side,
+        f: impl FnMut(usize, bool),
+    ) -> bool {
+        self.for_each_input_change(set, next, side, f)
     }
+}
+
+/// Input set `set` of game `G`. Panics unless `set` is an index of `G::INPUT_SETS`.
+pub fn input_set<G: Inputs>(set: usize) -> &'static InputSet {
+    &G::INPUT_SETS[set]
+}
+
+/// The index of `G`'s input set named `name` (as configs name it); the error lists the
+/// names there are.
+pub fn input_set_named<G: Inputs>(name: &str) -> Result<usize, String> {
+    G::INPUT_SETS
+        .iter()
+        .position(|s| s.name == name)
+        .ok_or_else(|| {
+            let names: Vec<String> = G::INPUT_SETS
+                .iter()
+                .map(|s| format!("\"{}\"", s.name))
+                .collect();
+            format!(
+                "unknown input set \"{name}\" for {}, expected {}",
+                G::NAME,
+                names.join(" or ")
+            )
+        })
 }
 
 /// Bucket of `measure` ∈ `0..=max` among `phases` equal ranges (the last one may be
@@ -133,10 +204,11 @@ pub fn phase_bucket(measure: u32, max: u32, phases: usize) -> usize {
     (bucket as usize).min(phases - 1)
 }
 
-/// The indices of the inputs that are 1 for `pos` (all others are 0), in increasing order.
-pub fn active_inputs<G: Inputs>(pos: &G) -> Vec<usize> {
-    let mut active = Vec::with_capacity(G::MAX_ACTIVE);
-    pos.for_each_input(|i| active.push(i));
+/// The indices of the inputs of set `set` that are 1 for `pos` (all others are 0), in
+/// increasing order.
+pub fn active_inputs<G: Inputs>(pos: &G, set: usize) -> Vec<usize> {
+    let mut active = Vec::with_capacity(input_set::<G>(set).max_active);
+    pos.for_each_input(set, |i| active.push(i));
     active
 }
 
@@ -185,7 +257,7 @@ pub fn sigmoid(x: f32) -> f32 {
 /// [`load_weights`] reads both.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct MlpWeights {
-    /// Input-set identifier ([`Inputs::INPUT_SET_ID`]).
+    /// Input-set identifier ([`InputSet::id`]).
     pub features: String,
     /// Number of hidden units.
     pub hidden: usize,
@@ -245,26 +317,36 @@ impl MlpWeights {
         &self.w2[phase * self.hidden..(phase + 1) * self.hidden]
     }
 
-    /// Checks that the payload describes a network of game `G` in this build: the input
-    /// set, a hidden size in `1..=MAX_HIDDEN`, phases in `1..=MAX_PHASES`, every vector's
-    /// length, every value finite.
-    pub fn validate<G: Inputs>(&self) -> Result<(), String> {
+    /// Checks that the payload describes a network of game `G` in this build: one of
+    /// its input sets, a hidden size in `1..=MAX_HIDDEN`, phases in `1..=MAX_PHASES`,
+    /// every vector's length, every value finite. Returns the input set's index.
+    pub fn validate<G: Inputs>(&self) -> Result<usize, String> {
         const {
-            assert!(
-                G::INPUTS <= MAX_INPUTS
-                    && G::MAX_ACTIVE <= MAX_ACTIVE
-                    && G::FEATURES <= MAX_INPUTS
-                    && G::MAX_ACTIVE_FEATURES <= MAX_ACTIVE
-            )
+            let mut k = 0;
+            while k < G::INPUT_SETS.len() {
+                let set = &G::INPUT_SETS[k];
+                assert!(
+                    set.inputs <= MAX_INPUTS
+                        && set.max_active <= MAX_ACTIVE
+                        && set.features <= MAX_INPUTS
+                        && set.max_active_features <= MAX_ACTIVE
+                );
+                k += 1;
+            }
         };
-        if self.features != G::INPUT_SET_ID {
+        let Some(set) = G::INPUT_SETS.iter().position(|s| s.id == self.features) else {
+            let ids: Vec<String> = G::INPUT_SETS
+                .iter()
+                .map(|s| format!("'{}'", s.id))
+                .collect();
             return Err(format!(
-                "network for inputs '{}', this build computes '{}' for {}",
+                "network for inputs '{}', this build computes {} for {}",
                 self.features,
-                G::INPUT_SET_ID,
+                ids.join(" or "),
                 G::NAME
             ));
-        }
+        };
+        let inputs = G::INPUT_SETS[set].inputs;
         if !(1..=MAX_HIDDEN).contains(&self.hidden) {
             return Err(format!(
                 "{} hidden units, expected 1 to {MAX_HIDDEN}",
@@ -278,7 +360,7 @@ impl MlpWeights {
             ));
         }
         let lengths = [
-            ("w1", self.w1.len(), self.hidden * G::INPUTS),
+            ("w1", self.w1.len(), self.hidden * inputs),
             ("b1", self.b1.len(), self.hidden),
             ("w2", self.w2.len(), self.phases * self.hidden),
             ("b2", self.b2.len(), self.phases),
@@ -306,7 +388,7 @@ impl MlpWeights {
                 ));
             }
         }
-        Ok(())
+        Ok(set)
     }
 }
 
@@ -349,9 +431,9 @@ impl<G: Inputs> TdEvaluator<G> {
     /// The evaluator of a network (a snapshot: later training does not change it),
     /// checked first ([`MlpWeights::validate`]).
     pub fn from_weights(weights: &MlpWeights) -> Result<TdEvaluator<G>, String> {
-        weights.validate::<G>()?;
+        let set = weights.validate::<G>()?;
         Ok(TdEvaluator {
-            net: Arc::new(QuantisedNet::new::<G>(weights)?),
+            net: Arc::new(QuantisedNet::new::<G>(weights, set)?),
             game: PhantomData,
         })
     }
@@ -410,22 +492,23 @@ pub const fn kind<G: Inputs>() -> ModelKind<G> {
     }
 }
 
-fn read<G: Inputs>(path: &Path, game: &str) -> Result<(ModelHeader, MlpWeights), LoadError> {
+/// A checked TD model file of `G`, with its input set's index.
+fn read<G: Inputs>(path: &Path, game: &str) -> Result<(ModelHeader, MlpWeights, usize), LoadError> {
     let (header, weights) = load_weights(path, Some(game))?;
-    weights
+    let set = weights
         .validate::<G>()
         .map_err(|reason| LoadError::Invalid {
             path: path.to_path_buf(),
             reason,
         })?;
-    Ok((header, weights))
+    Ok((header, weights, set))
 }
 
 fn load<G: Inputs>(
     path: &Path,
     game: &str,
 ) -> Result<(Arc<dyn Evaluator<G>>, ModelHeader), LoadError> {
-    let (header, weights) = read::<G>(path, game)?;
+    let (header, weights, _) = read::<G>(path, game)?;
     let evaluator =
         TdEvaluator::<G>::from_weights(&weights).map_err(|reason| LoadError::Invalid {
             path: path.to_path_buf(),
@@ -435,18 +518,20 @@ fn load<G: Inputs>(
 }
 
 fn describe<G: Inputs>(path: &Path, game: &str) -> Result<String, LoadError> {
-    let (_, weights) = read::<G>(path, game)?;
+    let (_, weights, set) = read::<G>(path, game)?;
+    let inputs = input_set::<G>(set);
     let outputs = match weights.phases {
         1 => "one sigmoid output".to_string(),
         n => format!("{n} sigmoid outputs, one per game phase"),
     };
     Ok(format!(
-        "network {}–{}–{} ({} inputs, {} sigmoid hidden units, {outputs})\nphases:      {}\n",
-        G::INPUTS,
+        "network {}–{}–{} ({} inputs, {} sigmoid hidden units, {outputs})\ninputs:      {} ([td] inputs)\nphases:      {}\n",
+        inputs.inputs,
         weights.hidden,
         weights.phases,
-        G::INPUTS,
+        inputs.inputs,
         weights.hidden,
+        inputs.name,
         weights.phases
     ))
 }

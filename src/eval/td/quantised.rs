@@ -5,7 +5,7 @@
 //!
 //! # Scales
 //! - First layer: `W1` and `b1` times `Q1 = 2^shift1`, rounded to `i16`; `Q1` is 256
-//!   unless a hidden unit's largest possible sum (its bias and its `MAX_ACTIVE` largest
+//!   unless a hidden unit's largest possible sum (its bias and the `max_active` largest of its
 //!   weights in absolute value) would not fit in an `i16`, then the largest power of two
 //!   that fits. A hidden sum is thus exact in integers: the sum of the rounded weights.
 //! - Hidden activation: `h = round(σ(s / Q1) · 2^15)` from a table over the clamped sum
@@ -16,7 +16,9 @@
 //!   scaled so, and a position takes its phase's head ([`Inputs::phase`]): the
 //!   accumulators do not depend on the phase.
 
-use super::{BLOCK, CENTI_PER_LOGIT, Inputs, MAX_ACTIVE, MAX_HIDDEN, MlpWeights, sigmoid};
+use super::{
+    BLOCK, CENTI_PER_LOGIT, Inputs, MAX_ACTIVE, MAX_HIDDEN, MlpWeights, input_set, sigmoid,
+};
 use crate::eval::EVAL_LIMIT;
 use crate::game::Side;
 
@@ -38,6 +40,8 @@ pub type Accumulator = [[i16; BLOCK]; MAX_BLOCKS];
 /// The integer network (see the module documentation for the scales).
 #[derive(Debug, PartialEq)]
 pub struct QuantisedNet {
+    /// The game's input set ([`Inputs::INPUT_SETS`]).
+    set: usize,
     hidden: usize,
     /// Output heads: one per phase.
     phases: usize,
@@ -45,7 +49,7 @@ pub struct QuantisedNet {
     blocks: usize,
     /// `log2 Q1`.
     shift1: u32,
-    /// `W1` by feature ([`Inputs::FEATURES`]), column-major by blocks:
+    /// `W1` by feature ([`super::InputSet::features`]), column-major by blocks:
     /// `columns[f * blocks + b][k]` = the sum of `Q1 · W1[16b + k][i]` over the inputs `i`
     /// of feature `f`.
     columns: Vec<[i16; BLOCK]>,
@@ -64,27 +68,30 @@ pub struct QuantisedNet {
 }
 
 impl QuantisedNet {
-    /// The integer form of a checked network of `G` ([`MlpWeights::validate`]).
-    /// An error if even `Q1 = 1` cannot hold a hidden unit's sums in an `i16` (weights
-    /// in the thousands: no trained network comes near).
-    pub fn new<G: Inputs>(weights: &MlpWeights) -> Result<QuantisedNet, String> {
+    /// The integer form of a checked network of `G` over input set `set`
+    /// ([`MlpWeights::validate`] returns it). An error if even `Q1 = 1` cannot hold a
+    /// hidden unit's sums in an `i16` (weights in the thousands: no trained network comes
+    /// near).
+    pub fn new<G: Inputs>(weights: &MlpWeights, set: usize) -> Result<QuantisedNet, String> {
         let hidden = weights.hidden;
         let blocks = hidden.div_ceil(BLOCK);
-        let shift1 = first_layer_shift::<G>(weights).ok_or_else(|| {
-            "first-layer weights too large for the integer evaluator (a hidden unit's \
+        let inputs = input_set::<G>(set);
+        let shift1 =
+            first_layer_shift(weights, inputs.inputs, inputs.max_active).ok_or_else(|| {
+                "first-layer weights too large for the integer evaluator (a hidden unit's \
              sum may exceed ±32,000)"
-                .to_string()
-        })?;
+                    .to_string()
+            })?;
         let q1 = (1u32 << shift1) as f32;
         let quantise = |w: f32| (w * q1).round() as i16;
         // A feature's column: the sum of its inputs' rounded weights (wrapping, as the
         // accumulators add; every sum a position makes fits, so this is exact).
-        let mut columns = vec![[0i16; BLOCK]; G::FEATURES * blocks];
+        let mut columns = vec![[0i16; BLOCK]; inputs.features * blocks];
         let mut b1 = [[0i16; BLOCK]; MAX_BLOCKS];
         for j in 0..hidden {
-            let row = &weights.w1[j * G::INPUTS..(j + 1) * G::INPUTS];
-            for f in 0..G::FEATURES {
-                columns[f * blocks + j / BLOCK][j % BLOCK] = G::feature_inputs(f)
+            let row = &weights.w1[j * inputs.inputs..(j + 1) * inputs.inputs];
+            for f in 0..inputs.features {
+                columns[f * blocks + j / BLOCK][j % BLOCK] = G::feature_inputs(set, f)
                     .map(|i| quantise(row[i]))
                     .fold(0, i16::wrapping_add);
             }
@@ -104,6 +111,7 @@ impl QuantisedNet {
             .try_into()
             .map_err(|_| "the sigmoid table has one entry per i16".to_string())?;
         Ok(QuantisedNet {
+            set,
             hidden,
             phases: weights.phases,
             blocks,
@@ -129,6 +137,12 @@ impl QuantisedNet {
                 .collect(),
             sigmoid: table,
         })
+    }
+
+    /// The game's input set ([`Inputs::INPUT_SETS`]).
+    #[inline(always)]
+    pub fn input_set(&self) -> usize {
+        self.set
     }
 
     /// `log2` of the first-layer scale `Q1`.
@@ -230,7 +244,10 @@ impl QuantisedNet {
     #[inline]
     pub fn evaluate<G: Inputs>(&self, pos: &G) -> i32 {
         let mut acc = [[0; BLOCK]; MAX_BLOCKS];
-        self.refresh(&mut acc, &ActiveFeatures::of(pos, pos.side_to_move()));
+        self.refresh(
+            &mut acc,
+            &ActiveFeatures::of(pos, self.set, pos.side_to_move()),
+        );
         self.output(&acc, self.phase_of(pos))
     }
 
@@ -258,8 +275,8 @@ fn sub(sums: &mut [i16; BLOCK], column: &[i16; BLOCK]) {
     }
 }
 
-/// The features of a position from one side's point of view ([`Inputs::for_each_feature_as`]),
-/// listed on the stack.
+/// The features of set `set` of a position from one side's point of view
+/// ([`Inputs::for_each_feature_as`]), listed on the stack.
 pub struct ActiveFeatures {
     list: [usize; MAX_ACTIVE],
     count: usize,
@@ -267,13 +284,13 @@ pub struct ActiveFeatures {
 
 impl ActiveFeatures {
     #[inline]
-    pub fn of<G: Inputs>(pos: &G, side: Side) -> ActiveFeatures {
+    pub fn of<G: Inputs>(pos: &G, set: usize, side: Side) -> ActiveFeatures {
         let mut active = ActiveFeatures {
             list: [0; MAX_ACTIVE],
             count: 0,
         };
-        pos.for_each_feature_as(side, |i| {
-            // At most `G::MAX_ACTIVE_FEATURES` ≤ `MAX_ACTIVE` features.
+        pos.for_each_feature_as(set, side, |i| {
+            // At most the set's `max_active_features` ≤ `MAX_ACTIVE` features.
             if let Some(slot) = active.list.get_mut(active.count) {
                 *slot = i;
                 active.count += 1;
@@ -290,20 +307,21 @@ impl std::ops::Deref for ActiveFeatures {
     }
 }
 
-/// `log2 Q1`: [`MAX_SHIFT1`], or less if some hidden unit's largest possible sum would
-/// not fit in an `i16` (each rounded weight may be ½ larger in magnitude).
-fn first_layer_shift<G: Inputs>(weights: &MlpWeights) -> Option<u32> {
+/// `log2 Q1`: [`MAX_SHIFT1`], or less if some hidden unit's largest possible sum (of
+/// `max_active` of its `inputs` weights) would not fit in an `i16` (each rounded weight
+/// may be ½ larger in magnitude).
+fn first_layer_shift(weights: &MlpWeights, inputs: usize, max_active: usize) -> Option<u32> {
     let mut largest = 0.0f64;
-    let mut row = vec![0.0f32; G::INPUTS];
+    let mut row = vec![0.0f32; inputs];
     for j in 0..weights.hidden {
-        for (r, w) in row.iter_mut().zip(&weights.w1[j * G::INPUTS..]) {
+        for (r, w) in row.iter_mut().zip(&weights.w1[j * inputs..]) {
             *r = w.abs();
         }
         row.sort_unstable_by(|a, b| b.total_cmp(a));
-        let top: f64 = row.iter().take(G::MAX_ACTIVE).map(|&w| f64::from(w)).sum();
+        let top: f64 = row.iter().take(max_active).map(|&w| f64::from(w)).sum();
         largest = largest.max(top + f64::from(weights.b1[j].abs()));
     }
-    let rounding = 0.5 * (G::MAX_ACTIVE + 1) as f64;
+    let rounding = 0.5 * (max_active + 1) as f64;
     (0..=MAX_SHIFT1)
         .rev()
         .find(|&shift| largest * f64::from(1u32 << shift) + rounding <= f64::from(i16::MAX))

@@ -7,7 +7,7 @@
 //! its colour-swapped mirror.
 
 use crate::eval::glem::{Atoms, MAX_SLOTS, Phases, Region};
-use crate::eval::td::{Inputs, phase_bucket};
+use crate::eval::td::{InputSet, Inputs, phase_bucket};
 use crate::game::Side;
 use crate::game::brazilian::{Brazilian, Square};
 
@@ -230,7 +230,8 @@ impl Atoms for Brazilian {
 }
 
 // ---------------------------------------------------------------------------------------
-// TD inputs: the board one-hot per square and piece kind, and the side to move
+// TD inputs: the board one-hot per square and piece kind, the side to move, and (in the
+// second set) the contents of each pair of adjacent squares
 // ---------------------------------------------------------------------------------------
 
 /// Number of board inputs: 4 piece kinds × 32 squares.
@@ -239,14 +240,113 @@ pub const BOARD_INPUTS: usize = 128;
 /// Index of the side-to-move input (1 when White is to move, else 0).
 pub const SIDE_INPUT: usize = 128;
 
+/// The input set `"board"`: the board one-hot and the side to move.
+pub const BOARD: usize = 0;
+
+/// The input set `"board-pairs"`: [`BOARD`]'s inputs, then one per pair of diagonally
+/// adjacent squares and what the pair holds ([`PAIRS`]).
+pub const BOARD_PAIRS: usize = 1;
+
+/// The pairs of diagonally adjacent squares, as square indices (`n − 1` for square `n`)
+/// on the board the inputs see, the square nearer square 1 first: 7 pairs of rows × 7.
+/// In the order of the first square, then of the second.
+pub const PAIRS: [(u8, u8); 49] = {
+    let mut out = [(0u8, 0u8); 49];
+    let mut n = 0;
+    let mut a = 0;
+    while a < 28 {
+        let (row, col) = (a / 4, 2 * (a % 4) + (a / 4 + 1) % 2);
+        let mut b = a + 1;
+        while b < 32 {
+            let (row_b, col_b) = (b / 4, 2 * (b % 4) + (b / 4 + 1) % 2);
+            if row_b == row + 1 && (col_b + 1 == col || col_b == col + 1) {
+                out[n] = (a as u8, b as u8);
+                n += 1;
+            }
+            b += 1;
+        }
+        a += 1;
+    }
+    assert!(n == 49);
+    out
+};
+
+/// What a pair input tells apart: each square's content (0 empty, 1 own man, 2 own
+/// king, 3 opponent's man, 4 opponent's king), 5 × 5; two empty squares have no input.
+const PAIR_CONTENTS: usize = 25;
+
+/// Index of the first pair input: pair `p` holding contents `(c, d)` is input
+/// `FIRST_PAIR_INPUT + 25·p + 5·c + d`.
+pub const FIRST_PAIR_INPUT: usize = SIDE_INPUT + 1;
+
+/// `PAIR_BITS[side][p]`: the board bits of the squares of [`PAIRS`]`[p]` as the inputs
+/// from `side` see them (turned for Black: square index `n` is `31 − n`). 64 rows, so
+/// that a pair's bit in a `u64` indexes it without a bounds check.
+const PAIR_BITS: [[(u8, u8); 64]; 2] = {
+    let mut table = [[(0u8, 0u8); 64]; 2];
+    let mut p = 0;
+    while p < 49 {
+        let (a, b) = PAIRS[p];
+        let (turned_a, turned_b) = (31 - a, 31 - b);
+        table[0][p] = (a + a / 8, b + b / 8);
+        table[1][p] = (turned_a + turned_a / 8, turned_b + turned_b / 8);
+        p += 1;
+    }
+    table
+};
+
+/// `BIT_PAIRS[side][bit]`: the pairs (bit `p` for [`PAIRS`]`[p]`) that board bit `bit`'s
+/// square is in, as the inputs from `side` see it.
+const BIT_PAIRS: [[u64; 64]; 2] = {
+    let mut table = [[0u64; 64]; 2];
+    let mut side = 0;
+    while side < 2 {
+        let mut p = 0;
+        while p < 49 {
+            let (a, b) = PAIR_BITS[side][p];
+            table[side][a as usize] |= 1 << p;
+            table[side][b as usize] |= 1 << p;
+            p += 1;
+        }
+        side += 1;
+    }
+    table
+};
+
+/// The content (as [`PAIR_CONTENTS`] counts it) of each board bit in the kind masks
+/// `masks` ([`Brazilian::kind_masks`]), a byte each: a few table reads for the whole
+/// board (bits 0 to 34, the rest 0), after which each pair of a step's changes reads two
+/// bytes.
+#[inline(always)]
+fn contents_by_bit(masks: &[u64; 4]) -> [u8; 64] {
+    let mut out = [0u8; 64];
+    for (b, chunk) in out.chunks_exact_mut(8).take(5).enumerate() {
+        let byte = |m: u64| SPREAD[((m >> (8 * b)) & 0xFF) as usize];
+        let word = byte(masks[0]) + 2 * byte(masks[1]) + 3 * byte(masks[2]) + 4 * byte(masks[3]);
+        chunk.copy_from_slice(&word.to_le_bytes());
+    }
+    out
+}
+
 impl Inputs for Brazilian {
-    /// Input `kind·32 + (n − 1)` is 1 when square `n` (on the board turned for the side to
-    /// move) holds a piece of `kind` (0 own man, 1 own king, 2 opponent's man, 3
-    /// opponent's king); input [`SIDE_INPUT`] is 1 when White is to move.
-    const INPUT_SET_ID: &'static str = "board-onehot-129";
-    const INPUTS: usize = BOARD_INPUTS + 1;
-    /// A piece on each of the 32 squares (a real position has at most 24) plus the side.
-    const MAX_ACTIVE: usize = 33;
+    /// [`BOARD`]: input `kind·32 + (n − 1)` is 1 when square `n` (on the board turned for
+    /// the side to move) holds a piece of `kind` (0 own man, 1 own king, 2 opponent's
+    /// man, 3 opponent's king); input [`SIDE_INPUT`] is 1 when White is to move. At most a
+    /// piece on each of the 32 squares (a real position has at most 24) and the side.
+    ///
+    /// [`BOARD_PAIRS`] adds, for each of the 49 pairs of adjacent squares, an input for
+    /// what the pair holds unless both are empty: the patterns of two squares (a man and
+    /// the square before it, a chain, a king's neighbour) that the one-hot board leaves to
+    /// the hidden units, as GLEM's regions give them to its tables.
+    const INPUT_SETS: &'static [InputSet] = &[
+        InputSet::new("board", "board-onehot-129", BOARD_INPUTS + 1, 33),
+        InputSet::new(
+            "board-pairs",
+            "board-pairs-1354",
+            FIRST_PAIR_INPUT + PAIRS.len() * PAIR_CONTENTS,
+            33 + PAIRS.len(),
+        ),
+    ];
 
     /// By the pieces on the board (0 to 24) in equal ranges ([`phase_bucket`]): with 4
     /// phases 0–6, 7–12, 13–18 and 19–24 pieces.
@@ -255,29 +355,43 @@ impl Inputs for Brazilian {
         phase_bucket(self.phase_measure(), Self::PHASE_MAX, phases)
     }
 
-    /// Board inputs in increasing order, the side input last.
+    /// Board inputs in increasing order, the side input, then the pairs in order.
     #[inline(always)]
-    fn for_each_input_as(&self, side: Side, mut f: impl FnMut(usize)) {
+    fn for_each_input_as(&self, set: usize, side: Side, mut f: impl FnMut(usize)) {
         let seen = self.with_side_to_move(side);
+        let mut contents = [0u8; 32];
         for (kind, mask) in seen.relative_masks().into_iter().enumerate() {
             let mut bits = mask;
             while bits != 0 {
-                f(kind * 32 + bits.trailing_zeros() as usize);
+                let square = bits.trailing_zeros() as usize;
+                f(kind * 32 + square);
+                contents[square] = kind as u8 + 1;
                 bits &= bits - 1;
             }
         }
         if side == Side::First {
             f(SIDE_INPUT);
         }
+        if set == BOARD_PAIRS {
+            for (p, &(a, b)) in PAIRS.iter().enumerate() {
+                let held = usize::from(contents[usize::from(a)]) * 5
+                    + usize::from(contents[usize::from(b)]);
+                if held != 0 {
+                    f(FIRST_PAIR_INPUT + p * PAIR_CONTENTS + held);
+                }
+            }
+        }
     }
 
     /// The squares whose piece changed: a bit set in one board's mask of a kind and not
     /// in the other's (a move changes 2 squares and the captured ones). The masks are
     /// compared before the board is turned for Black, and only the changed squares are
-    /// turned (square `n` is `33 − n`).
+    /// turned (square `n` is `33 − n`). With the pairs, only the (at most 4) pairs of
+    /// each changed square are compared, by table.
     #[inline(always)]
     fn for_each_input_change(
         &self,
+        set: usize,
         next: &Self,
         side: Side,
         mut f: impl FnMut(usize, bool),
@@ -285,8 +399,10 @@ impl Inputs for Brazilian {
         let before = self.with_side_to_move(side).kind_masks();
         let after = next.with_side_to_move(side).kind_masks();
         let squares = &INPUT_SQUARE[side.index()];
+        let mut changed_bits = 0;
         for (kind, (was, is)) in before.into_iter().zip(after).enumerate() {
             let mut changed = was ^ is;
+            changed_bits |= changed;
             while changed != 0 {
                 let bit = changed.trailing_zeros();
                 f(
@@ -296,24 +412,53 @@ impl Inputs for Brazilian {
                 changed &= changed - 1;
             }
         }
+        if set == BOARD_PAIRS {
+            let (bit_pairs, pair_bits) = (&BIT_PAIRS[side.index()], &PAIR_BITS[side.index()]);
+            let mut pairs = 0;
+            while changed_bits != 0 {
+                pairs |= bit_pairs[changed_bits.trailing_zeros() as usize & 63];
+                changed_bits &= changed_bits - 1;
+            }
+            let (old, new) = (contents_by_bit(&before), contents_by_bit(&after));
+            let held = |contents: &[u8; 64], (a, b): (u8, u8)| {
+                usize::from(contents[usize::from(a) & 63]) * 5
+                    + usize::from(contents[usize::from(b) & 63])
+            };
+            while pairs != 0 {
+                let p = pairs.trailing_zeros() as usize;
+                let squares = pair_bits[p & 63];
+                let (was, is) = (held(&old, squares), held(&new, squares));
+                if was != is {
+                    let first = FIRST_PAIR_INPUT + p * PAIR_CONTENTS;
+                    if was != 0 {
+                        f(first + was, false);
+                    }
+                    if is != 0 {
+                        f(first + is, true);
+                    }
+                }
+                pairs &= pairs - 1;
+            }
+        }
         true
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::eval::td::Inputs;
+    use super::{BOARD, BOARD_PAIRS, FIRST_PAIR_INPUT, PAIRS};
+    use crate::eval::td::{Inputs, active_inputs, input_set};
     use crate::game::brazilian::treestats::random_positions;
     use crate::game::brazilian::{Brazilian, MoveList};
     use crate::game::{Game, Side};
     use std::collections::BTreeSet;
 
-    fn inputs(pos: &Brazilian, side: Side) -> BTreeSet<usize> {
-        let mut set = BTreeSet::new();
-        pos.for_each_input_as(side, |i| {
-            set.insert(i);
+    fn inputs(pos: &Brazilian, set: usize, side: Side) -> BTreeSet<usize> {
+        let mut inputs = BTreeSet::new();
+        pos.for_each_input_as(set, side, |i| {
+            inputs.insert(i);
         });
-        set
+        inputs
     }
 
     /// The changes listed between a position and every position two plies on (captures,
@@ -330,19 +475,51 @@ mod tests {
                 middle.legal_moves(&mut replies);
                 for &reply in replies.iter() {
                     let next = middle.play(reply);
-                    for side in [Side::First, Side::Second] {
-                        let (before, after) = (inputs(&pos, side), inputs(&next, side));
+                    for (set, side) in [BOARD, BOARD_PAIRS]
+                        .into_iter()
+                        .flat_map(|set| [(set, Side::First), (set, Side::Second)])
+                    {
+                        let (before, after) = (inputs(&pos, set, side), inputs(&next, set, side));
                         let (mut on, mut off) = (BTreeSet::new(), BTreeSet::new());
-                        assert!(pos.for_each_input_change(&next, side, |i, added| {
+                        assert!(pos.for_each_input_change(set, &next, side, |i, added| {
                             assert!(if added { &mut on } else { &mut off }.insert(i));
                         }));
-                        assert_eq!(on, &after - &before, "{side:?}: {pos:?} → {next:?}");
-                        assert_eq!(off, &before - &after, "{side:?}: {pos:?} → {next:?}");
+                        let case = format!("set {set}, {side:?}: {pos:?} → {next:?}");
+                        assert_eq!(on, &after - &before, "{case}");
+                        assert_eq!(off, &before - &after, "{case}");
                     }
                     pairs += 1;
                 }
             }
         }
         assert!(pairs > 1000, "{pairs} pairs");
+    }
+
+    /// The pairs are the 49 pairs of diagonally adjacent squares, and a position's pair
+    /// inputs say what each pair holds: in the start position, 12 + 12 own and
+    /// opponent's men in rows of 4, the 7 pairs across rows 3–4 and 5–6 each hold a man
+    /// and an empty square, the 14 pairs of the men's own row pairs two men.
+    #[test]
+    fn pair_inputs_name_adjacent_squares_and_their_contents() {
+        let number = |n: u8| n + 1;
+        assert!(PAIRS.contains(&(0, 4)) && PAIRS.contains(&(0, 5)) && PAIRS.contains(&(3, 7)));
+        assert!(!PAIRS.contains(&(3, 8)) && !PAIRS.contains(&(4, 5)));
+        for &(a, b) in &PAIRS {
+            assert!(b / 4 == a / 4 + 1, "{}-{}", number(a), number(b));
+        }
+        let start = Brazilian::start();
+        let pairs: Vec<usize> = active_inputs(&start, BOARD_PAIRS)
+            .into_iter()
+            .filter(|&i| i >= FIRST_PAIR_INPUT)
+            .map(|i| (i - FIRST_PAIR_INPUT) % 25)
+            .collect();
+        // Two own men 1·5 + 1, two opponent's 3·5 + 3; one side empty: 1 or 3 and 0.
+        let count = |held: usize| pairs.iter().filter(|&&h| h == held).count();
+        assert_eq!((count(6), count(18)), (14, 14));
+        assert_eq!(count(1) + count(5) + count(3) + count(15), 14);
+        assert_eq!(pairs.len(), 42);
+        let board = active_inputs(&start, BOARD);
+        assert_eq!(active_inputs(&start, BOARD_PAIRS)[..board.len()], board[..]);
+        assert_eq!(input_set::<Brazilian>(BOARD_PAIRS).inputs, 129 + 49 * 25);
     }
 }

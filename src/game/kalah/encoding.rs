@@ -28,11 +28,11 @@
 //! store `≥ k` for `k = 1..36` (180..215), the opponent's store (216..251), and input 252,
 //! 1 when A is to move. At most 73 inputs are 1: every stone counts once, at most.
 //! The integer network sums one column per thermometer, not per input: its features
-//! ([`Inputs::FEATURES`]) are the thermometers' levels, at most 15 in a position.
+//! ([`crate::eval::td::InputSet::features`]) are the thermometers' levels, at most 15 in a position.
 
 use super::{A, Kalah, PITS};
 use crate::eval::glem::{Atoms, MAX_SLOTS, Phases, Region};
-use crate::eval::td::{Inputs, phase_bucket};
+use crate::eval::td::{InputSet, Inputs, phase_bucket};
 use crate::game::{Game, Side};
 
 /// Slots of the pits (both rows).
@@ -207,9 +207,18 @@ const STORE_INPUTS: usize = PIT_SLOTS * PIT_LEVELS;
 const SIDE_INPUT: usize = STORE_INPUTS + 2 * STORE_LEVELS;
 
 impl Inputs for Kalah {
-    const INPUT_SET_ID: &'static str = "kalah-thermometer-253";
-    const INPUTS: usize = SIDE_INPUT + 1;
-    const MAX_ACTIVE: usize = 73;
+    /// One set, `"thermometers"`. Its features are the thermometers' levels: feature
+    /// `first + level − 1` of a thermometer (the index of its last input that is 1)
+    /// stands for its inputs `first..first + level`, so a position has one feature per
+    /// non-empty pit or store and the side's.
+    const INPUT_SETS: &'static [InputSet] = &[InputSet {
+        name: "thermometers",
+        id: "kalah-thermometer-253",
+        inputs: SIDE_INPUT + 1,
+        max_active: 73,
+        features: SIDE_INPUT + 1,
+        max_active_features: PIT_SLOTS + 2 + 1,
+    }];
 
     /// By the stones left in the pits (0 to all of them) in equal ranges
     /// ([`phase_bucket`]): in Kalah(6,6) with 4 phases 0–18, 19–36, 37–54 and 55–72.
@@ -219,7 +228,7 @@ impl Inputs for Kalah {
     }
 
     #[inline(always)]
-    fn for_each_input_as(&self, side: Side, mut f: impl FnMut(usize)) {
+    fn for_each_input_as(&self, _set: usize, side: Side, mut f: impl FnMut(usize)) {
         for_each_level(self, side, |slot, count, levels| {
             for k in 0..count.min(levels) {
                 f(slot + k);
@@ -230,14 +239,8 @@ impl Inputs for Kalah {
         }
     }
 
-    /// One feature per thermometer level: feature `first + level − 1` of a thermometer
-    /// (the index of its last input that is 1) stands for its inputs `first..first +
-    /// level`, so a position has one feature per non-empty pit or store and the side's.
-    const FEATURES: usize = Self::INPUTS;
-    const MAX_ACTIVE_FEATURES: usize = PIT_SLOTS + 2 + 1;
-
     #[inline(always)]
-    fn feature_inputs(feature: usize) -> std::ops::Range<usize> {
+    fn feature_inputs(_set: usize, feature: usize) -> std::ops::Range<usize> {
         let first = match feature {
             f if f < STORE_INPUTS => f - f % PIT_LEVELS,
             f if f < SIDE_INPUT => f - (f - STORE_INPUTS) % STORE_LEVELS,
@@ -247,7 +250,7 @@ impl Inputs for Kalah {
     }
 
     #[inline(always)]
-    fn for_each_feature_as(&self, side: Side, mut f: impl FnMut(usize)) {
+    fn for_each_feature_as(&self, _set: usize, side: Side, mut f: impl FnMut(usize)) {
         for &(first, level) in &levels(self, side) {
             if level > 0 {
                 f(first + level - 1);
@@ -263,6 +266,7 @@ impl Inputs for Kalah {
     #[inline(always)]
     fn for_each_feature_change(
         &self,
+        _set: usize,
         next: &Self,
         side: Side,
         mut f: impl FnMut(usize, bool),
@@ -424,13 +428,13 @@ mod tests {
     #[test]
     fn inputs_are_thermometers() {
         let p = pos("A:0,0,4,3,0,1,30,2,0,0,0,0,0,32");
-        let active = active_inputs(&p);
+        let active = active_inputs(&p, 0);
         // 8 own pit stones, 2 opponent's, stores capped at 36 (30 and 32), A to move.
         assert_eq!(active.len(), 8 + 2 + 30 + 32 + 1);
         assert!(active.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(active.last(), Some(&SIDE_INPUT));
-        assert!(active.len() <= Kalah::MAX_ACTIVE);
-        let start = active_inputs(&Kalah::start());
+        assert!(active.len() <= Kalah::INPUT_SETS[0].max_active);
+        let start = active_inputs(&Kalah::start(), 0);
         assert_eq!(start.len(), 72 + 1);
     }
 
@@ -438,11 +442,11 @@ mod tests {
     fn feature_expansion(pos: &Kalah, side: Side) -> Vec<usize> {
         let mut inputs = Vec::new();
         let mut count = 0;
-        pos.for_each_feature_as(side, |f| {
-            inputs.extend(Kalah::feature_inputs(f));
+        pos.for_each_feature_as(0, side, |f| {
+            inputs.extend(Kalah::feature_inputs(0, f));
             count += 1;
         });
-        assert!(count <= Kalah::MAX_ACTIVE_FEATURES);
+        assert!(count <= Kalah::INPUT_SETS[0].max_active_features);
         inputs
     }
 
@@ -455,7 +459,7 @@ mod tests {
             for _ in 0..200 {
                 for side in [A, B] {
                     let mut inputs = Vec::new();
-                    pos.for_each_input_as(side, |i| inputs.push(i));
+                    pos.for_each_input_as(0, side, |i| inputs.push(i));
                     assert_eq!(feature_expansion(&pos, side), inputs, "game {game}");
                 }
                 pos.legal_moves(&mut moves);
@@ -465,8 +469,8 @@ mod tests {
                 let next = pos.play(moves[rand::RngExt::random_range(&mut rng, 0..moves.len())]);
                 for side in [A, B] {
                     let mut features = Vec::new();
-                    pos.for_each_feature_as(side, |f| features.push(f));
-                    let listed = pos.for_each_feature_change(&next, side, |f, on| {
+                    pos.for_each_feature_as(0, side, |f| features.push(f));
+                    let listed = pos.for_each_feature_change(0, &next, side, |f, on| {
                         if on {
                             assert!(!features.contains(&f));
                             features.push(f);
@@ -477,7 +481,7 @@ mod tests {
                     });
                     if listed {
                         let mut expected = Vec::new();
-                        next.for_each_feature_as(side, |f| expected.push(f));
+                        next.for_each_feature_as(0, side, |f| expected.push(f));
                         features.sort_unstable();
                         assert_eq!(features, expected);
                     }

@@ -79,7 +79,7 @@ pub fn td_lambda_episode_blended<G: Inputs>(
     alpha: f32,
 ) -> TdReport {
     check_episode(leaves, searched, weight, result_for_first, lambda, alpha);
-    let mut net = FlatNet::from_weights(&mlp.weights(), G::INPUTS);
+    let mut net = FlatNet::from_weights::<G>(&mlp.weights(), mlp.input_set());
     let figures = flat::episode(
         &mut net,
         leaves,
@@ -91,7 +91,7 @@ pub fn td_lambda_episode_blended<G: Inputs>(
         alpha,
         &mut Scratch::new(),
     );
-    *mlp = Mlp::from_weights(&net.to_weights(G::INPUT_SET_ID)).expect("the same network");
+    *mlp = Mlp::from_weights(&net.to_weights::<G>()).expect("the same network");
     TdReport::of(&figures)
 }
 

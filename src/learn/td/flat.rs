@@ -12,7 +12,7 @@
 
 use rayon::prelude::*;
 
-use crate::eval::td::{Inputs, MAX_ACTIVE, MAX_HIDDEN, MlpWeights, sigmoid};
+use crate::eval::td::{Inputs, MAX_ACTIVE, MAX_HIDDEN, MlpWeights, input_set, sigmoid};
 use crate::game::Side;
 use crate::learn::controls::OutcomeTarget;
 
@@ -22,6 +22,8 @@ const MIN_TRACE_SCALE: f32 = 1e-10;
 /// The network, `W1` input-major.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlatNet {
+    /// The game's input set ([`Inputs::INPUT_SETS`]).
+    set: usize,
     hidden: usize,
     inputs: usize,
     /// `inputs × hidden`: row `i` holds the weights from input `i` to every hidden unit.
@@ -34,8 +36,9 @@ pub struct FlatNet {
 }
 
 impl FlatNet {
-    /// The network of `weights` (already validated for a game of `inputs` inputs).
-    pub fn from_weights(weights: &MlpWeights, inputs: usize) -> FlatNet {
+    /// The network of `weights`, already validated for game `G`'s input set `set`.
+    pub fn from_weights<G: Inputs>(weights: &MlpWeights, set: usize) -> FlatNet {
+        let inputs = input_set::<G>(set).inputs;
         let h = weights.hidden;
         let mut w1t = vec![0.0; inputs * h];
         for j in 0..h {
@@ -44,6 +47,7 @@ impl FlatNet {
             }
         }
         FlatNet {
+            set,
             hidden: h,
             inputs,
             w1t,
@@ -53,8 +57,8 @@ impl FlatNet {
         }
     }
 
-    /// The model-file payload of this network, for input set `features`.
-    pub fn to_weights(&self, features: &str) -> MlpWeights {
+    /// The model-file payload of this network, a network of game `G`.
+    pub fn to_weights<G: Inputs>(&self) -> MlpWeights {
         let (h, n) = (self.hidden, self.inputs);
         let mut w1 = vec![0.0; n * h];
         for j in 0..h {
@@ -63,7 +67,7 @@ impl FlatNet {
             }
         }
         MlpWeights {
-            features: features.to_string(),
+            features: input_set::<G>(self.set).id.to_string(),
             hidden: h,
             phases: self.phases(),
             w1,
@@ -80,6 +84,7 @@ impl FlatNet {
     /// All zero, the same shape.
     pub fn zeros_like(&self) -> FlatNet {
         FlatNet {
+            set: self.set,
             hidden: self.hidden,
             inputs: self.inputs,
             w1t: vec![0.0; self.w1t.len()],
@@ -191,7 +196,7 @@ impl Leaf {
             };
             return leaf;
         }
-        pos.for_each_input(|i| {
+        pos.for_each_input(net.set, |i| {
             leaf.active[leaf.count] = i as u16;
             leaf.count += 1;
         });
@@ -369,7 +374,7 @@ pub fn loss<G: Inputs>(net: &FlatNet, samples: &[(G, f32)]) -> f64 {
             let mut sum = 0.0f64;
             for (pos, target) in chunk {
                 let mut count = 0;
-                pos.for_each_input(|i| {
+                pos.for_each_input(net.set, |i| {
                     active[count] = i as u16;
                     count += 1;
                 });

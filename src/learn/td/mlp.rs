@@ -7,7 +7,9 @@ use ndarray::{Array1, Array2, Zip};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
-use crate::eval::td::{Inputs, MAX_HIDDEN, MAX_PHASES, MlpWeights, TdEvaluator, sigmoid};
+use crate::eval::td::{
+    Inputs, MAX_HIDDEN, MAX_PHASES, MlpWeights, TdEvaluator, input_set, sigmoid,
+};
 use crate::game::{Outcome, Side};
 
 /// Default number of hidden units: inside the 32–64 range TD-Gammon-style networks use
@@ -26,10 +28,10 @@ pub const INIT_W1: f32 = 0.2;
 /// centi-units of 0).
 pub const INIT_W2: f32 = 0.5;
 
-/// The dense input vector of `pos` (length `G::INPUTS`, entries 0 or 1).
-pub fn encode<G: Inputs>(pos: &G) -> Array1<f32> {
-    let mut x = Array1::zeros(G::INPUTS);
-    pos.for_each_input(|i| x[i] = 1.0);
+/// The dense vector of `pos`'s inputs of set `set` (entries 0 or 1).
+pub fn encode<G: Inputs>(pos: &G, set: usize) -> Array1<f32> {
+    let mut x = Array1::zeros(input_set::<G>(set).inputs);
+    pos.for_each_input(set, |i| x[i] = 1.0);
     x
 }
 
@@ -108,6 +110,8 @@ impl MlpGradient {
 /// head.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Mlp<G> {
+    /// The game's input set ([`Inputs::INPUT_SETS`]).
+    set: usize,
     w1: Array2<f32>,
     b1: Array1<f32>,
     /// `phases × hidden`: row φ is phase φ's head.
@@ -131,6 +135,13 @@ impl<G: Inputs> Mlp<G> {
     /// from the one-output network and lets the heads part. Panics unless
     /// `1 ≤ hidden ≤ MAX_HIDDEN` and `1 ≤ phases ≤ MAX_PHASES`.
     pub fn new_random_phased(hidden: usize, phases: usize, seed: u64) -> Mlp<G> {
+        Mlp::new_random_over(0, hidden, phases, seed)
+    }
+
+    /// [`Mlp::new_random_phased`] over the game's input set `set` (the draws are the
+    /// same whatever the set, in order). Panics unless `set` is one of the game's.
+    pub fn new_random_over(set: usize, hidden: usize, phases: usize, seed: u64) -> Mlp<G> {
+        let inputs = input_set::<G>(set).inputs;
         assert!(
             (1..=MAX_HIDDEN).contains(&hidden),
             "hidden size {hidden} outside 1..={MAX_HIDDEN}"
@@ -141,12 +152,12 @@ impl<G: Inputs> Mlp<G> {
         );
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let w2_scale = INIT_W2 / (hidden as f32).sqrt();
-        let w1 = Array2::from_shape_simple_fn((hidden, G::INPUTS), || {
-            rng.random_range(-INIT_W1..INIT_W1)
-        });
+        let w1 =
+            Array2::from_shape_simple_fn((hidden, inputs), || rng.random_range(-INIT_W1..INIT_W1));
         let head = Array1::from_shape_simple_fn(hidden, || rng.random_range(-w2_scale..w2_scale));
         let w2 = Array2::from_shape_fn((phases, hidden), |(_, j)| head[j]);
         Mlp {
+            set,
             w1,
             b1: Array1::zeros(hidden),
             w2,
@@ -157,12 +168,14 @@ impl<G: Inputs> Mlp<G> {
 
     /// A network from a payload, after [`MlpWeights::validate`].
     pub fn from_weights(weights: &MlpWeights) -> Result<Mlp<G>, String> {
-        weights.validate::<G>()?;
-        let w1 = Array2::from_shape_vec((weights.hidden, G::INPUTS), weights.w1.clone())
+        let set = weights.validate::<G>()?;
+        let inputs = input_set::<G>(set).inputs;
+        let w1 = Array2::from_shape_vec((weights.hidden, inputs), weights.w1.clone())
             .map_err(|e| format!("w1: {e}"))?;
         let w2 = Array2::from_shape_vec((weights.phases, weights.hidden), weights.w2.clone())
             .map_err(|e| format!("w2: {e}"))?;
         Ok(Mlp {
+            set,
             w1,
             b1: Array1::from_vec(weights.b1.clone()),
             w2,
@@ -179,7 +192,7 @@ impl<G: Inputs> Mlp<G> {
     /// The model-file payload of this network.
     pub fn weights(&self) -> MlpWeights {
         MlpWeights {
-            features: G::INPUT_SET_ID.to_string(),
+            features: input_set::<G>(self.set).id.to_string(),
             hidden: self.hidden(),
             phases: self.phases(),
             w1: self.w1.iter().copied().collect(),
@@ -187,6 +200,11 @@ impl<G: Inputs> Mlp<G> {
             w2: self.w2.iter().copied().collect(),
             b2: self.b2.to_vec(),
         }
+    }
+
+    /// The game's input set ([`Inputs::INPUT_SETS`]).
+    pub fn input_set(&self) -> usize {
+        self.set
     }
 
     pub fn hidden(&self) -> usize {
@@ -207,7 +225,7 @@ impl<G: Inputs> Mlp<G> {
         }
     }
 
-    /// First-layer weights, `hidden × G::INPUTS` (row j: the weights into hidden unit j).
+    /// First-layer weights, `hidden × inputs` (row j: the weights into hidden unit j).
     pub fn w1(&self) -> &Array2<f32> {
         &self.w1
     }
@@ -236,7 +254,7 @@ impl<G: Inputs> Mlp<G> {
     /// The logit `w2[φ]·h + b2[φ]` of the output of `pos`'s phase φ (so
     /// `output = σ(logit)`).
     pub fn logit(&self, pos: &G) -> f32 {
-        self.forward(&encode(pos), self.phase_of(pos)).1
+        self.forward(&encode(pos, self.set), self.phase_of(pos)).1
     }
 
     /// The expected result for the side to move in `pos`: 1 win, ½ draw, 0 loss.
@@ -250,12 +268,12 @@ impl<G: Inputs> Mlp<G> {
     /// `∂p/∂b1_j = d w2[φ]_j h_j (1 − h_j)` and `∂p/∂W1_ji = ∂p/∂b1_j · x_i`; the other
     /// heads' gradients are 0.
     pub fn gradient(&self, pos: &G) -> (f32, MlpGradient) {
-        let x = encode(pos);
+        let x = encode(pos, self.set);
         let phase = self.phase_of(pos);
         let (h, z) = self.forward(&x, phase);
         let p = sigmoid(z);
         let d = p * (1.0 - p);
-        let mut g = MlpGradient::zeros(self.hidden(), G::INPUTS, self.phases());
+        let mut g = MlpGradient::zeros(self.hidden(), x.len(), self.phases());
         g.b2[phase] = d;
         g.w2.row_mut(phase).assign(&(&h * d));
         g.b1 = Zip::from(&h)
@@ -263,7 +281,7 @@ impl<G: Inputs> Mlp<G> {
             .map_collect(|&h, &w| d * w * h * (1.0 - h));
         // x is 0/1: the outer product `b1-gradient ⊗ x` is that column at each active
         // input and zero elsewhere.
-        pos.for_each_input(|i| g.w1.column_mut(i).assign(&g.b1));
+        pos.for_each_input(self.set, |i| g.w1.column_mut(i).assign(&g.b1));
         (p, g)
     }
 

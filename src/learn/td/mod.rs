@@ -40,7 +40,7 @@ use super::config::{
 use super::iteration::{Iteration, Stage};
 use super::learner::{IterationReport, Learner, LearnerKind, LearnerSection, TrainGame};
 use crate::eval::spec::AnyEvaluator;
-use crate::eval::td::{self, Inputs, MAX_PHASES, MlpWeights, TdEvaluator};
+use crate::eval::td::{self, Inputs, MAX_PHASES, MlpWeights, TdEvaluator, input_set_named};
 use crate::game::Side;
 use crate::io::dataset::DatasetGame;
 use crate::io::model::{ModelError, ModelHeader, from_bytes, save_model, to_bytes};
@@ -62,6 +62,11 @@ pub struct TdSettings {
     /// ([`crate::eval::td::Inputs::phase`]); 1 (the default) is one output.
     #[serde(default = "default_phases")]
     pub phases: usize,
+    /// The game's input set by name ([`crate::eval::td::InputSet::name`]); absent, the
+    /// game's first (for draughts `"board"`; `"board-pairs"` adds the pairs of adjacent
+    /// squares).
+    #[serde(default)]
+    pub inputs: Option<String>,
     /// The older spelling of `[training] lr_schedule = "linear"` with `lr_final =
     /// alpha_end / alpha`, still read: rewritten so when the config is parsed.
     #[serde(default)]
@@ -88,6 +93,7 @@ impl Default for TdSettings {
             alpha: default_alpha(),
             lambda: default_lambda(),
             phases: default_phases(),
+            inputs: None,
             alpha_end: None,
         }
     }
@@ -114,6 +120,15 @@ impl TdSettings {
             );
         }
         Ok(())
+    }
+
+    /// The index of the configured input set among `G`'s ([`Inputs::INPUT_SETS`]; the
+    /// first when `inputs` is absent).
+    fn input_set<G: Inputs>(&self) -> Result<usize, String> {
+        match &self.inputs {
+            None => Ok(0),
+            Some(name) => input_set_named::<G>(name).map_err(|e| format!("td.inputs: {e}")),
+        }
     }
 
     /// Moves the older spelling `alpha_end` to `[training] lr_schedule = "linear"` with
@@ -164,15 +179,24 @@ impl LearnerSection for Td {
 impl<G: TrainGame + Inputs> LearnerKind<G> for Td {
     fn start(&self, config: &TrainConfig) -> Result<Box<dyn Learner<G>>, String> {
         let settings: TdSettings = config.section("td").map_err(|e| e.to_string())?;
-        let state = TdState::new::<G>(settings.hidden, settings.phases, config.seed);
-        Ok(Box::new(TdLearner::new(state, settings, config)))
+        let set = settings.input_set::<G>()?;
+        let state = TdState::new::<G>(set, settings.hidden, settings.phases, config.seed);
+        Ok(Box::new(TdLearner::new(state, set, settings, config)))
     }
 
     fn resume(&self, config: &TrainConfig, state: &[u8]) -> Result<Box<dyn Learner<G>>, String> {
         let settings: TdSettings = config.section("td").map_err(|e| e.to_string())?;
         let state: TdState = from_bytes(state)?;
-        Mlp::<G>::from_weights(&state.weights)?;
-        Ok(Box::new(TdLearner::new(state, settings, config)))
+        let set = Mlp::<G>::from_weights(&state.weights)?.input_set();
+        let wanted = settings.input_set::<G>()?;
+        if set != wanted {
+            return Err(format!(
+                "the checkpoint's network has the inputs '{}', the config asks for '{}'",
+                G::INPUT_SETS[set].name,
+                G::INPUT_SETS[wanted].name
+            ));
+        }
+        Ok(Box::new(TdLearner::new(state, set, settings, config)))
     }
 }
 
@@ -183,10 +207,11 @@ pub struct TdState {
 }
 
 impl TdState {
-    /// A new random network of `hidden` units and `phases` output heads for game `G`.
-    pub fn new<G: Inputs>(hidden: usize, phases: usize, seed: u64) -> TdState {
+    /// A new random network of `hidden` units and `phases` output heads over game `G`'s
+    /// input set `set`.
+    pub fn new<G: Inputs>(set: usize, hidden: usize, phases: usize, seed: u64) -> TdState {
         TdState {
-            weights: Mlp::<G>::new_random_phased(hidden, phases, seed).weights(),
+            weights: Mlp::<G>::new_random_over(set, hidden, phases, seed).weights(),
         }
     }
 }
@@ -194,6 +219,8 @@ impl TdState {
 /// The TD(λ) learner of a run: its network and its settings.
 pub struct TdLearner<G> {
     state: TdState,
+    /// The game's input set ([`Inputs::INPUT_SETS`]), the one of `state`'s network.
+    set: usize,
     settings: TdSettings,
     /// Factor of the output heads in the model it plays with and saves: 1 for results;
     /// `margin_scale` for margins, whose network fits `σ(m / margin_scale)`, so that the
@@ -207,6 +234,7 @@ impl<G> Clone for TdLearner<G> {
     fn clone(&self) -> Self {
         TdLearner {
             state: self.state.clone(),
+            set: self.set,
             settings: self.settings.clone(),
             output_scale: self.output_scale,
             game: PhantomData,
@@ -215,13 +243,14 @@ impl<G> Clone for TdLearner<G> {
 }
 
 impl<G> TdLearner<G> {
-    fn new(state: TdState, settings: TdSettings, config: &TrainConfig) -> TdLearner<G> {
+    fn new(state: TdState, set: usize, settings: TdSettings, config: &TrainConfig) -> TdLearner<G> {
         let centi = config
             .training
             .outcome_target()
             .centi_per_logit(f64::from(td::CENTI_PER_LOGIT));
         TdLearner {
             state,
+            set,
             settings,
             output_scale: (centi / f64::from(td::CENTI_PER_LOGIT)) as f32,
             game: PhantomData,
@@ -250,7 +279,7 @@ impl<G: TrainGame + Inputs> Learner<G> for TdLearner<G> {
         let settings = &self.settings;
         let filter = it.position_filter();
         let target = it.config.training.outcome_target();
-        let mut net = FlatNet::from_weights(&self.state.weights, G::INPUTS);
+        let mut net = FlatNet::from_weights::<G>(&self.state.weights, self.set);
         let steps: Vec<(Steps<G>, f32)> = games
             .iter()
             .map(|g| {
@@ -288,7 +317,7 @@ impl<G: TrainGame + Inputs> Learner<G> for TdLearner<G> {
             count += episode.steps;
             (it.progress)(Stage::Episodes, done as u64 + 1, games.len() as u64);
         }
-        self.state.weights = net.to_weights(G::INPUT_SET_ID);
+        self.state.weights = net.to_weights::<G>();
         let at_alpha = if rate == 1.0 {
             String::new()
         } else {
@@ -307,7 +336,7 @@ impl<G: TrainGame + Inputs> Learner<G> for TdLearner<G> {
     }
 
     fn validation_loss(&self, games: &[DatasetGame<G>], it: &Iteration<'_, G>) -> f64 {
-        let net = FlatNet::from_weights(&self.state.weights, G::INPUTS);
+        let net = FlatNet::from_weights::<G>(&self.state.weights, self.set);
         let target = it.config.training.outcome_target();
         flat::loss(&net, &loss_targets(games, &it.position_filter(), target))
     }
@@ -320,7 +349,7 @@ impl<G: TrainGame + Inputs> Learner<G> for TdLearner<G> {
     }
 
     fn model_header(&self, game: &str) -> ModelHeader {
-        ModelHeader::new(game, td::KIND, G::INPUT_SET_ID)
+        ModelHeader::new(game, td::KIND, G::INPUT_SETS[self.set].id)
     }
 
     fn save_model(&self, path: &Path, header: &mut ModelHeader) -> Result<(), ModelError> {

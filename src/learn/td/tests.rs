@@ -10,7 +10,7 @@ use ndarray::Array1;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
-const INPUTS: usize = <Brazilian as Inputs>::INPUTS;
+const INPUTS: usize = <Brazilian as Inputs>::INPUT_SETS[0].inputs;
 use crate::game::MoveList;
 
 fn pos(fen: &str) -> Brazilian {
@@ -40,17 +40,17 @@ fn random_positions(seed: u64, games: u64) -> Vec<Brazilian> {
 fn inputs_are_the_relative_board_and_the_side() {
     // White man on 21, Black man on 12; Black to move sees the same board turned.
     assert_eq!(
-        active_inputs(&pos("W:W21:B12")),
+        active_inputs(&pos("W:W21:B12"), 0),
         vec![20, 64 + 11, SIDE_INPUT]
     );
-    assert_eq!(active_inputs(&pos("B:W21:B12")), vec![20, 64 + 11]);
+    assert_eq!(active_inputs(&pos("B:W21:B12"), 0), vec![20, 64 + 11]);
     assert_eq!(
-        active_inputs(&pos("W:WK1:BK32")),
+        active_inputs(&pos("W:WK1:BK32"), 0),
         vec![32, 96 + 31, SIDE_INPUT]
     );
-    let start = active_inputs(&Brazilian::start());
+    let start = active_inputs(&Brazilian::start(), 0);
     assert_eq!(start.len(), 25);
-    let x = encode(&Brazilian::start());
+    let x = encode(&Brazilian::start(), 0);
     assert_eq!(x.sum(), 25.0);
     assert!(start.iter().all(|&i| x[i] == 1.0));
 }
@@ -113,7 +113,7 @@ fn gradient_matches_finite_differences() {
             seen.insert(phase);
             let (out, g) = mlp.gradient(&p);
             assert_eq!(out, mlp.output(&p));
-            let x = encode(&p);
+            let x = encode(&p, 0);
             let f = |w: &[f64]| output_f64(w, H, phases, phase, &x);
             assert!((f(&base) - f64::from(out)).abs() < 1e-6);
             let analytic = flat_gradient(&g);
@@ -397,7 +397,7 @@ fn model_files_of_both_layouts_load() {
         w2: w.w2.clone(),
         b2: w.b2[0],
     };
-    let mut header = ModelHeader::new("brazilian", td::KIND, Brazilian::INPUT_SET_ID);
+    let mut header = ModelHeader::new("brazilian", td::KIND, Brazilian::INPUT_SETS[0].id);
     let old_path = dir.join("old.bin");
     save_model(&old_path, &mut header, &old).unwrap();
     let (_, loaded) = load_weights(&old_path, Some("brazilian")).unwrap();
@@ -526,7 +526,7 @@ fn hand_y_and_grad(w: &[f64], (inputs, white): (&[usize], bool)) -> (f64, Vec<f6
 /// The network of flattened weights `w`.
 fn hand_payload(w: &[f64]) -> MlpWeights {
     MlpWeights {
-        features: Brazilian::INPUT_SET_ID.into(),
+        features: Brazilian::INPUT_SETS[0].id.into(),
         hidden: H,
         w1: w[..B1].iter().map(|&v| v as f32).collect(),
         b1: w[B1..W2].iter().map(|&v| v as f32).collect(),
@@ -554,7 +554,7 @@ fn td_lambda_matches_a_hand_computation() {
     for (leaf, (inputs, white)) in leaves.iter().zip(active) {
         let mut expected: Vec<usize> = inputs.to_vec();
         expected.sort_unstable();
-        assert_eq!(active_inputs(leaf), expected);
+        assert_eq!(active_inputs(leaf, 0), expected);
         assert_eq!(leaf.side_to_move() == Side::First, white);
     }
     let y_and_grad = |w: &[f64], k: usize| hand_y_and_grad(w, active[k]);
@@ -633,7 +633,7 @@ pub(crate) fn targets_and_known_leaves_carry_the_margin<G: Inputs>(game: &Datase
     let targets = episode::loss_targets(games, &PositionFilter::none(), OutcomeTarget::Result);
     assert_eq!(targets[0].1, game.outcome.score_for(Side::First) as f32);
     let mlp = Mlp::<G>::new_random(8, 5);
-    let mut net = flat::FlatNet::from_weights(&mlp.weights(), G::INPUTS);
+    let mut net = flat::FlatNet::from_weights::<G>(&mlp.weights(), 0);
     let before = net.clone();
     let target = margin.of_game(game, Side::First) as f32;
     let episode = |net: &mut flat::FlatNet, known: OutcomeTarget| {
@@ -677,7 +677,7 @@ pub(crate) fn a_margin_model_evaluates_in_stones<G: TrainGame + Inputs>(position
     let margins =
         LearnerKind::<G>::start(&Td, &config("target = \"margin\"\nmargin_scale = 8\n")).unwrap();
     // The same network: the run's seed, 1.
-    let mlp = Mlp::<G>::from_weights(&TdState::new::<G>(32, 1, 1).weights).unwrap();
+    let mlp = Mlp::<G>::from_weights(&TdState::new::<G>(0, 32, 1, 1).weights).unwrap();
     assert!(positions.len() > 100);
     for pos in positions {
         let z = mlp.logit(pos);
