@@ -76,16 +76,23 @@ const SPREAD: [u64; 256] = {
     table
 };
 
-/// The digit of every square (index `n − 1` for square `n`) from the relative masks.
+/// Byte `k` (below `8 · chunks`) of the result is `weights[i]` for the mask `i` that has
+/// bit `k` (0 where none has; at most one has): a few table reads for the whole board.
 #[inline(always)]
-fn digits_of_masks(masks: &[u32; 4]) -> [u8; 32] {
-    let mut out = [0u8; 32];
-    for (b, chunk) in out.chunks_exact_mut(8).enumerate() {
-        let byte = |m: u32| SPREAD[((m >> (8 * b)) & 0xFF) as usize];
-        let word = byte(masks[0]) + 2 * byte(masks[1]) + 4 * byte(masks[2]) + 3 * byte(masks[3]);
+fn bytes_of_masks<const N: usize>(masks: [u64; 4], weights: [u64; 4], chunks: usize) -> [u8; N] {
+    let mut out = [0u8; N];
+    for (b, chunk) in out.chunks_exact_mut(8).take(chunks).enumerate() {
+        let byte = |m: u64| SPREAD[((m >> (8 * b)) & 0xFF) as usize];
+        let word = (0..4).map(|i| weights[i] * byte(masks[i])).sum::<u64>();
         chunk.copy_from_slice(&word.to_le_bytes());
     }
     out
+}
+
+/// The digit of every square (index `n − 1` for square `n`) from the relative masks.
+#[inline(always)]
+fn digits_of_masks(masks: &[u32; 4]) -> [u8; 32] {
+    bytes_of_masks(masks.map(u64::from), [1, 2, 4, 3], 4)
 }
 
 /// True if no legal position has `digit` on `square` (own men on squares 1–4, the side
@@ -314,18 +321,11 @@ const BIT_PAIRS: [[u64; 64]; 2] = {
 };
 
 /// The content (as [`PAIR_CONTENTS`] counts it) of each board bit in the kind masks
-/// `masks` ([`Brazilian::kind_masks`]), a byte each: a few table reads for the whole
-/// board (bits 0 to 34, the rest 0), after which each pair of a step's changes reads two
-/// bytes.
+/// `masks` ([`Brazilian::kind_masks`]), a byte each (bits 0 to 34 of the board, the rest
+/// 0), after which each pair of a step's changes reads two bytes.
 #[inline(always)]
 fn contents_by_bit(masks: &[u64; 4]) -> [u8; 64] {
-    let mut out = [0u8; 64];
-    for (b, chunk) in out.chunks_exact_mut(8).take(5).enumerate() {
-        let byte = |m: u64| SPREAD[((m >> (8 * b)) & 0xFF) as usize];
-        let word = byte(masks[0]) + 2 * byte(masks[1]) + 3 * byte(masks[2]) + 4 * byte(masks[3]);
-        chunk.copy_from_slice(&word.to_le_bytes());
-    }
-    out
+    bytes_of_masks(*masks, [1, 2, 3, 4], 5)
 }
 
 impl Inputs for Brazilian {
