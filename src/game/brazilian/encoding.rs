@@ -282,6 +282,10 @@ pub const PAIRS: [(u8, u8); 49] = {
 /// king, 3 opponent's man, 4 opponent's king), 5 × 5; two empty squares have no input.
 const PAIR_CONTENTS: usize = 25;
 
+/// The content of a square holding each piece kind (own man, own king, opponent's man,
+/// opponent's king), as [`PAIR_CONTENTS`] counts it.
+const KIND_CONTENTS: [u64; 4] = [1, 2, 3, 4];
+
 /// Index of the first pair input: pair `p` holding contents `(c, d)` is input
 /// `FIRST_PAIR_INPUT + 25·p + 5·c + d`.
 pub const FIRST_PAIR_INPUT: usize = SIDE_INPUT + 1;
@@ -325,7 +329,7 @@ const BIT_PAIRS: [[u64; 64]; 2] = {
 /// 0), after which each pair of a step's changes reads two bytes.
 #[inline(always)]
 fn contents_by_bit(masks: &[u64; 4]) -> [u8; 64] {
-    bytes_of_masks(*masks, [1, 2, 3, 4], 5)
+    bytes_of_masks(*masks, KIND_CONTENTS, 5)
 }
 
 impl Inputs for Brazilian {
@@ -358,14 +362,11 @@ impl Inputs for Brazilian {
     /// Board inputs in increasing order, the side input, then the pairs in order.
     #[inline(always)]
     fn for_each_input_as(&self, set: usize, side: Side, mut f: impl FnMut(usize)) {
-        let seen = self.with_side_to_move(side);
-        let mut contents = [0u8; 32];
-        for (kind, mask) in seen.relative_masks().into_iter().enumerate() {
+        let masks = self.with_side_to_move(side).relative_masks();
+        for (kind, mask) in masks.into_iter().enumerate() {
             let mut bits = mask;
             while bits != 0 {
-                let square = bits.trailing_zeros() as usize;
-                f(kind * 32 + square);
-                contents[square] = kind as u8 + 1;
+                f(kind * 32 + bits.trailing_zeros() as usize);
                 bits &= bits - 1;
             }
         }
@@ -373,6 +374,7 @@ impl Inputs for Brazilian {
             f(SIDE_INPUT);
         }
         if set == BOARD_PAIRS {
+            let contents: [u8; 32] = bytes_of_masks(masks.map(u64::from), KIND_CONTENTS, 4);
             for (p, &(a, b)) in PAIRS.iter().enumerate() {
                 let held = usize::from(contents[usize::from(a)]) * 5
                     + usize::from(contents[usize::from(b)]);

@@ -40,7 +40,9 @@ use super::config::{
 use super::iteration::{Iteration, Stage};
 use super::learner::{IterationReport, Learner, LearnerKind, LearnerSection, TrainGame};
 use crate::eval::spec::AnyEvaluator;
-use crate::eval::td::{self, Inputs, MAX_PHASES, MlpWeights, TdEvaluator, input_set_named};
+use crate::eval::td::{
+    self, Inputs, MAX_PHASES, MlpWeights, TdEvaluator, input_set, input_set_named,
+};
 use crate::game::Side;
 use crate::io::dataset::DatasetGame;
 use crate::io::model::{ModelError, ModelHeader, from_bytes, save_model, to_bytes};
@@ -192,8 +194,8 @@ impl<G: TrainGame + Inputs> LearnerKind<G> for Td {
         if set != wanted {
             return Err(format!(
                 "the checkpoint's network has the inputs '{}', the config asks for '{}'",
-                G::INPUT_SETS[set].name,
-                G::INPUT_SETS[wanted].name
+                input_set::<G>(set).name,
+                input_set::<G>(wanted).name
             ));
         }
         Ok(Box::new(TdLearner::new(state, set, settings, config)))
@@ -349,7 +351,7 @@ impl<G: TrainGame + Inputs> Learner<G> for TdLearner<G> {
     }
 
     fn model_header(&self, game: &str) -> ModelHeader {
-        ModelHeader::new(game, td::KIND, G::INPUT_SETS[self.set].id)
+        ModelHeader::new(game, td::KIND, input_set::<G>(self.set).id)
     }
 
     fn save_model(&self, path: &Path, header: &mut ModelHeader) -> Result<(), ModelError> {
