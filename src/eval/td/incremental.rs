@@ -17,8 +17,8 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use super::Inputs;
 use super::quantised::{Accumulator, ActiveFeatures, MAX_BLOCKS, QuantisedNet};
+use super::{ChangeSink, Inputs};
 use crate::eval::IncrementalEval;
 use crate::game::Side;
 
@@ -32,9 +32,9 @@ pub struct AccumulatorStack<G> {
     sums: Vec<[Accumulator; 2]>,
     /// Which of `sums` hold the sums of the position now entered at that ply.
     current: Vec<[bool; 2]>,
-    /// The features one step adds and removes, kept here so that no evaluation clears a
-    /// new list.
-    changes: FeatureChanges,
+    /// The lists a step's changes are written to (kept here: a new list would be cleared
+    /// at every step).
+    lists: ChangeLists,
     game: PhantomData<fn() -> G>,
 }
 
@@ -45,7 +45,10 @@ impl<G: Inputs> AccumulatorStack<G> {
             positions: Vec::with_capacity(plies),
             sums: vec![[[[0; super::BLOCK]; MAX_BLOCKS]; 2]; plies],
             current: vec![[false; 2]; plies],
-            changes: FeatureChanges::default(),
+            lists: ChangeLists {
+                added: [0; CHANGE_SLOTS],
+                removed: [0; CHANGE_SLOTS],
+            },
             game: PhantomData,
         }
     }
@@ -92,15 +95,19 @@ impl<G: Inputs> AccumulatorStack<G> {
     #[inline(always)]
     fn step(&mut self, from: usize, to: usize, side: Side) {
         let s = side.index();
-        let changes = &mut self.changes;
-        changes.clear();
+        // The counts are the step's own, so that they stay in registers.
+        let mut changes = FeatureChanges {
+            lists: &mut self.lists,
+            added_count: 0,
+            removed_count: 0,
+        };
         let diffed = self.positions[from].for_each_feature_change(
             self.net.input_set(),
             &self.positions[to],
             side,
-            |i, on| changes.push(i, on),
+            &mut changes,
         );
-        if diffed && !changes.overflowed {
+        if diffed && changes.complete() {
             let (below, above) = self.sums.split_at_mut(to);
             self.net.apply(
                 &below[from][s],
@@ -154,48 +161,96 @@ impl<G: Inputs> IncrementalEval<G> for AccumulatorStack<G> {
 /// [`Inputs::for_each_feature_change`]).
 const MAX_CHANGES: usize = 32;
 
-/// The features one step adds and removes ([`Inputs::for_each_feature_change`]), listed
-/// in the evaluator's state.
-#[derive(Default)]
-struct FeatureChanges {
-    added: [u16; MAX_CHANGES],
-    removed: [u16; MAX_CHANGES],
-    added_count: usize,
-    removed_count: usize,
-    /// More than [`MAX_CHANGES`] of either kind: the lists are incomplete.
-    overflowed: bool,
+/// Slots of each of [`FeatureChanges`]' lists: a power of two above [`MAX_CHANGES`], so
+/// that a list of up to `MAX_CHANGES` changes, and the one write past it, never wrap.
+const CHANGE_SLOTS: usize = 2 * MAX_CHANGES;
+
+/// Where the features one step adds and removes are written.
+struct ChangeLists {
+    added: [u16; CHANGE_SLOTS],
+    removed: [u16; CHANGE_SLOTS],
 }
 
-impl FeatureChanges {
-    #[inline(always)]
-    fn clear(&mut self) {
-        self.added_count = 0;
-        self.removed_count = 0;
-        self.overflowed = false;
-    }
+/// The features one step adds and removes ([`Inputs::for_each_feature_change`]). Each
+/// push writes at its list's count modulo [`CHANGE_SLOTS`], with no bounds check and no
+/// branch: past [`MAX_CHANGES`] the lists are not read (the sums are made from scratch).
+struct FeatureChanges<'a> {
+    lists: &'a mut ChangeLists,
+    added_count: usize,
+    removed_count: usize,
+}
 
+impl ChangeSink for FeatureChanges<'_> {
     #[inline(always)]
     fn push(&mut self, feature: usize, on: bool) {
+        self.push_if(true, feature, on);
+    }
+
+    /// Written whether kept or not, counted only if kept.
+    #[inline(always)]
+    fn push_if(&mut self, keep: bool, feature: usize, on: bool) {
         let (list, count) = if on {
-            (&mut self.added, &mut self.added_count)
+            (&mut self.lists.added, &mut self.added_count)
         } else {
-            (&mut self.removed, &mut self.removed_count)
+            (&mut self.lists.removed, &mut self.removed_count)
         };
         // Features number fewer than `MAX_INPUTS` = 4096, so they fit a `u16`.
-        match list.get_mut(*count) {
-            Some(slot) => {
-                *slot = feature as u16;
-                *count += 1;
-            }
-            None => self.overflowed = true,
-        }
+        list[*count % CHANGE_SLOTS] = feature as u16;
+        *count += usize::from(keep);
+    }
+}
+
+impl FeatureChanges<'_> {
+    /// Whether the lists hold all the changes: at most [`MAX_CHANGES`] of each kind.
+    fn complete(&self) -> bool {
+        self.added_count <= MAX_CHANGES && self.removed_count <= MAX_CHANGES
     }
 
     fn added(&self) -> &[u16] {
-        &self.added[..self.added_count]
+        &self.lists.added[..self.added_count]
     }
 
     fn removed(&self) -> &[u16] {
-        &self.removed[..self.removed_count]
+        &self.lists.removed[..self.removed_count]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CHANGE_SLOTS, ChangeLists, ChangeSink, FeatureChanges, MAX_CHANGES};
+
+    /// The lists hold exactly the changes kept, in order, whatever was written and not
+    /// kept between them; past [`MAX_CHANGES`] of a kind they say they are incomplete.
+    #[test]
+    fn change_lists_keep_what_is_kept_and_know_when_they_are_full() {
+        let mut lists = ChangeLists {
+            added: [0; CHANGE_SLOTS],
+            removed: [0; CHANGE_SLOTS],
+        };
+        let mut changes = FeatureChanges {
+            lists: &mut lists,
+            added_count: 0,
+            removed_count: 0,
+        };
+        let (mut added, mut removed) = (Vec::new(), Vec::new());
+        for i in 0..4 * MAX_CHANGES {
+            let keep = i % 3 != 0;
+            let on = i % 2 == 0;
+            changes.push_if(keep, i, on);
+            if keep {
+                if on { &mut added } else { &mut removed }.push(i as u16);
+            }
+            if added.len() <= MAX_CHANGES && removed.len() <= MAX_CHANGES {
+                assert!(changes.complete(), "after {i}");
+                assert_eq!(
+                    (changes.added(), changes.removed()),
+                    (&added[..], &removed[..])
+                );
+            } else {
+                assert!(!changes.complete(), "after {i}");
+            }
+        }
+        changes.push(7, true);
+        assert!(!changes.complete());
     }
 }

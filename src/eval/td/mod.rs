@@ -125,7 +125,8 @@ pub trait Inputs: Game {
 
     /// The inputs of set `set`, with `side` to move, that differ between this board and
     /// `next`'s: `f(i, true)` for each input that turns 1, `f(i, false)` for each that
-    /// turns 0. Returns false, without calling `f`, when listing them costs more than
+    /// turns 0 (`f` is any such closure, or the search's list of changes). Returns false,
+    /// without calling `f`, when listing them costs more than
     /// listing the inputs of `next` (the default: always).
     #[inline(always)]
     fn for_each_input_change(
@@ -133,7 +134,7 @@ pub trait Inputs: Game {
         set: usize,
         next: &Self,
         side: Side,
-        f: impl FnMut(usize, bool),
+        f: &mut impl ChangeSink,
     ) -> bool {
         let _ = (set, next, side, f);
         false
@@ -163,9 +164,32 @@ pub trait Inputs: Game {
         set: usize,
         next: &Self,
         side: Side,
-        f: impl FnMut(usize, bool),
+        f: &mut impl ChangeSink,
     ) -> bool {
         self.for_each_input_change(set, next, side, f)
+    }
+}
+
+/// What takes the changes [`Inputs::for_each_input_change`] lists: any
+/// `FnMut(index, turned_on)`, or the search's list of a step's changes.
+pub trait ChangeSink {
+    /// Input (or feature) `index` turns 1 if `on`, else 0.
+    fn push(&mut self, index: usize, on: bool);
+
+    /// [`ChangeSink::push`] if `keep`: for changes found by arithmetic, which the search's
+    /// list records without a branch (a mispredicted branch costs more than the write).
+    #[inline(always)]
+    fn push_if(&mut self, keep: bool, index: usize, on: bool) {
+        if keep {
+            self.push(index, on);
+        }
+    }
+}
+
+impl<F: FnMut(usize, bool)> ChangeSink for F {
+    #[inline(always)]
+    fn push(&mut self, index: usize, on: bool) {
+        self(index, on);
     }
 }
 

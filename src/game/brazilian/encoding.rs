@@ -7,7 +7,7 @@
 //! its colour-swapped mirror.
 
 use crate::eval::glem::{Atoms, MAX_SLOTS, Phases, Region};
-use crate::eval::td::{InputSet, Inputs, phase_bucket};
+use crate::eval::td::{ChangeSink, InputSet, Inputs, phase_bucket};
 use crate::game::Side;
 use crate::game::brazilian::{Brazilian, Square};
 
@@ -396,22 +396,21 @@ impl Inputs for Brazilian {
         set: usize,
         next: &Self,
         side: Side,
-        mut f: impl FnMut(usize, bool),
+        f: &mut impl ChangeSink,
     ) -> bool {
         let before = self.with_side_to_move(side).kind_masks();
         let after = next.with_side_to_move(side).kind_masks();
         let squares = &INPUT_SQUARE[side.index()];
         let mut changed_bits = 0;
         for (kind, (was, is)) in before.into_iter().zip(after).enumerate() {
-            let mut changed = was ^ is;
-            changed_bits |= changed;
-            while changed != 0 {
-                let bit = changed.trailing_zeros();
-                f(
-                    kind * 32 + usize::from(squares[bit as usize & 63]),
-                    is >> bit & 1 == 1,
-                );
-                changed &= changed - 1;
+            changed_bits |= was ^ is;
+            // Gone, then come: each loop pushes one kind of change.
+            for (mut bits, on) in [(was & !is, false), (is & !was, true)] {
+                while bits != 0 {
+                    let bit = bits.trailing_zeros() as usize;
+                    f.push(kind * 32 + usize::from(squares[bit & 63]), on);
+                    bits &= bits - 1;
+                }
             }
         }
         if set == BOARD_PAIRS {
@@ -429,16 +428,11 @@ impl Inputs for Brazilian {
             while pairs != 0 {
                 let p = pairs.trailing_zeros() as usize;
                 let squares = pair_bits[p & 63];
+                // A changed square changes what each of its pairs holds.
                 let (was, is) = (held(&old, squares), held(&new, squares));
-                if was != is {
-                    let first = FIRST_PAIR_INPUT + p * PAIR_CONTENTS;
-                    if was != 0 {
-                        f(first + was, false);
-                    }
-                    if is != 0 {
-                        f(first + is, true);
-                    }
-                }
+                let first = FIRST_PAIR_INPUT + p * PAIR_CONTENTS;
+                f.push_if(was != 0, first + was, false);
+                f.push_if(is != 0, first + is, true);
                 pairs &= pairs - 1;
             }
         }
@@ -483,9 +477,11 @@ mod tests {
                     {
                         let (before, after) = (inputs(&pos, set, side), inputs(&next, set, side));
                         let (mut on, mut off) = (BTreeSet::new(), BTreeSet::new());
-                        assert!(pos.for_each_input_change(set, &next, side, |i, added| {
-                            assert!(if added { &mut on } else { &mut off }.insert(i));
-                        }));
+                        assert!(
+                            pos.for_each_input_change(set, &next, side, &mut |i, added| {
+                                assert!(if added { &mut on } else { &mut off }.insert(i));
+                            })
+                        );
                         let case = format!("set {set}, {side:?}: {pos:?} → {next:?}");
                         assert_eq!(on, &after - &before, "{case}");
                         assert_eq!(off, &before - &after, "{case}");

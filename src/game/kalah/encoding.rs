@@ -32,7 +32,7 @@
 
 use super::{A, Kalah, PITS};
 use crate::eval::glem::{Atoms, MAX_SLOTS, Phases, Region};
-use crate::eval::td::{InputSet, Inputs, phase_bucket};
+use crate::eval::td::{ChangeSink, InputSet, Inputs, phase_bucket};
 use crate::game::{Game, Side};
 
 /// Slots of the pits (both rows).
@@ -269,7 +269,7 @@ impl Inputs for Kalah {
         _set: usize,
         next: &Self,
         side: Side,
-        mut f: impl FnMut(usize, bool),
+        f: &mut impl ChangeSink,
     ) -> bool {
         let (before, after) = (levels(self, side), levels(next, side));
         let (mut changes, mut active) = (0, 0);
@@ -284,12 +284,8 @@ impl Inputs for Kalah {
         }
         for (&(first, was), &(_, is)) in before.iter().zip(&after) {
             if was != is {
-                if was > 0 {
-                    f(first + was - 1, false);
-                }
-                if is > 0 {
-                    f(first + is - 1, true);
-                }
+                f.push_if(was > 0, (first + was).wrapping_sub(1), false);
+                f.push_if(is > 0, (first + is).wrapping_sub(1), true);
             }
         }
         true
@@ -470,7 +466,7 @@ mod tests {
                 for side in [A, B] {
                     let mut features = Vec::new();
                     pos.for_each_feature_as(0, side, |f| features.push(f));
-                    let listed = pos.for_each_feature_change(0, &next, side, |f, on| {
+                    let listed = pos.for_each_feature_change(0, &next, side, &mut |f, on| {
                         if on {
                             assert!(!features.contains(&f));
                             features.push(f);
