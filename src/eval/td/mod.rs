@@ -126,8 +126,8 @@ pub trait Inputs: Game {
     /// The inputs of set `set`, with `side` to move, that differ between this board and
     /// `next`'s: `f(i, true)` for each input that turns 1, `f(i, false)` for each that
     /// turns 0 (`f` is any such closure, or the search's list of changes). Returns false,
-    /// without calling `f`, when listing them costs more than
-    /// listing the inputs of `next` (the default: always).
+    /// without calling `f`, when listing them costs more than listing the inputs of
+    /// `next` (the default: always).
     #[inline(always)]
     fn for_each_input_change(
         &self,
