@@ -45,10 +45,7 @@ impl<G: Inputs> AccumulatorStack<G> {
             positions: Vec::with_capacity(plies),
             sums: vec![[[[0; super::BLOCK]; MAX_BLOCKS]; 2]; plies],
             current: vec![[false; 2]; plies],
-            lists: ChangeLists {
-                added: [0; CHANGE_SLOTS],
-                removed: [0; CHANGE_SLOTS],
-            },
+            lists: ChangeLists::new(),
             game: PhantomData,
         }
     }
@@ -96,11 +93,7 @@ impl<G: Inputs> AccumulatorStack<G> {
     fn step(&mut self, from: usize, to: usize, side: Side) {
         let s = side.index();
         // The counts are the step's own, so that they stay in registers.
-        let mut changes = FeatureChanges {
-            lists: &mut self.lists,
-            added_count: 0,
-            removed_count: 0,
-        };
+        let mut changes = FeatureChanges::new(&mut self.lists);
         let diffed = self.positions[from].for_each_feature_change(
             self.net.input_set(),
             &self.positions[to],
@@ -162,13 +155,23 @@ impl<G: Inputs> IncrementalEval<G> for AccumulatorStack<G> {
 const MAX_CHANGES: usize = 32;
 
 /// Slots of each of [`FeatureChanges`]' lists: a power of two above [`MAX_CHANGES`], so
-/// that a list of up to `MAX_CHANGES` changes, and the one write past it, never wrap.
+/// that while a list holds at most `MAX_CHANGES` changes no write (a kept one, or one not
+/// kept at its count) wraps onto them.
 const CHANGE_SLOTS: usize = 2 * MAX_CHANGES;
 
 /// Where the features one step adds and removes are written.
 struct ChangeLists {
     added: [u16; CHANGE_SLOTS],
     removed: [u16; CHANGE_SLOTS],
+}
+
+impl ChangeLists {
+    fn new() -> ChangeLists {
+        ChangeLists {
+            added: [0; CHANGE_SLOTS],
+            removed: [0; CHANGE_SLOTS],
+        }
+    }
 }
 
 /// The features one step adds and removes ([`Inputs::for_each_feature_change`]). Each
@@ -200,7 +203,16 @@ impl ChangeSink for FeatureChanges<'_> {
     }
 }
 
-impl FeatureChanges<'_> {
+impl<'a> FeatureChanges<'a> {
+    /// No changes yet, written to `lists`.
+    fn new(lists: &'a mut ChangeLists) -> FeatureChanges<'a> {
+        FeatureChanges {
+            lists,
+            added_count: 0,
+            removed_count: 0,
+        }
+    }
+
     /// Whether the lists hold all the changes: at most [`MAX_CHANGES`] of each kind.
     fn complete(&self) -> bool {
         self.added_count <= MAX_CHANGES && self.removed_count <= MAX_CHANGES
@@ -217,21 +229,14 @@ impl FeatureChanges<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{CHANGE_SLOTS, ChangeLists, ChangeSink, FeatureChanges, MAX_CHANGES};
+    use super::{ChangeLists, ChangeSink, FeatureChanges, MAX_CHANGES};
 
     /// The lists hold exactly the changes kept, in order, whatever was written and not
     /// kept between them; past [`MAX_CHANGES`] of a kind they say they are incomplete.
     #[test]
     fn change_lists_keep_what_is_kept_and_know_when_they_are_full() {
-        let mut lists = ChangeLists {
-            added: [0; CHANGE_SLOTS],
-            removed: [0; CHANGE_SLOTS],
-        };
-        let mut changes = FeatureChanges {
-            lists: &mut lists,
-            added_count: 0,
-            removed_count: 0,
-        };
+        let mut lists = ChangeLists::new();
+        let mut changes = FeatureChanges::new(&mut lists);
         let (mut added, mut removed) = (Vec::new(), Vec::new());
         for i in 0..4 * MAX_CHANGES {
             let keep = i % 3 != 0;

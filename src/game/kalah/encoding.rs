@@ -284,8 +284,9 @@ impl Inputs for Kalah {
         }
         for (&(first, was), &(_, is)) in before.iter().zip(&after) {
             if was != is {
-                f.push_if(was > 0, (first + was).wrapping_sub(1), false);
-                f.push_if(is > 0, (first + is).wrapping_sub(1), true);
+                // A level of 0 has no feature: its index is written, not kept.
+                f.push_if(was > 0, first + was.saturating_sub(1), false);
+                f.push_if(is > 0, first + is.saturating_sub(1), true);
             }
         }
         true
