@@ -266,7 +266,7 @@ impl ModelError {
     }
 
     /// Attaches `p` to an error raised while decoding the bytes of that file.
-    fn at(mut self, p: &Path) -> Self {
+    pub(crate) fn at(mut self, p: &Path) -> Self {
         match &mut self {
             ModelError::Io { .. } => {}
             ModelError::NotAModel { path }

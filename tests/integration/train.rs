@@ -193,21 +193,43 @@ fn outcome(dir: &Path, learner: &str) -> (Vec<i32>, (u64, u64, u64), Vec<String>
     )
 }
 
+/// Also for a TD network with a second hidden layer trained by the cross-entropy step.
 #[test]
 fn a_resumed_run_equals_an_uninterrupted_one() {
-    for learner in ["samuel", "td"] {
-        let straight = temp_dir(&format!("straight-{learner}"));
-        let config = tiny_config(&straight, learner, 4, "");
+    let two_layers = "\n[td]\nhidden2 = 8\nloss = \"cross-entropy\"\n";
+    for (name, learner, extra) in [
+        ("samuel", "samuel", ""),
+        ("td", "td", ""),
+        ("td-two-layers", "td", two_layers),
+    ] {
+        let straight = temp_dir(&format!("straight-{name}"));
+        let config = tiny_config(&straight, learner, 4, extra);
         train(&config, false);
 
-        let resumed = temp_dir(&format!("resumed-{learner}"));
-        train(&tiny_config(&resumed, learner, 2, ""), false);
-        train(&tiny_config(&resumed, learner, 4, ""), true);
+        let resumed = temp_dir(&format!("resumed-{name}"));
+        train(&tiny_config(&resumed, learner, 2, extra), false);
+        train(&tiny_config(&resumed, learner, 4, extra), true);
         assert_eq!(
             outcome(&straight, learner),
             outcome(&resumed, learner),
-            "{learner}"
+            "{name}"
         );
+        if !extra.is_empty() {
+            // The model has its second layer, and `model info` says so.
+            let model = straight.join("td.bin");
+            let out = evalearn(&["model", "info", model.to_str().unwrap()]);
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success() && text.contains("–48–8–1") && text.contains("of 48 and 8"),
+                "{text}"
+            );
+            // A run resumed under another shape is refused.
+            let other = tiny_config(&resumed, learner, 5, "");
+            let out = evalearn(&["train", "--config", other.to_str().unwrap(), "--resume"]);
+            assert_eq!(out.status.code(), Some(2));
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains("different configuration"), "{err}");
+        }
         std::fs::remove_dir_all(&straight).unwrap();
         std::fs::remove_dir_all(&resumed).unwrap();
     }
@@ -290,6 +312,14 @@ fn bad_configs_are_rejected_with_the_key_and_exit_status_2() {
         (
             "learner = \"td\"\nmodel = \"m.bin\"\n[td]\ninputs = \"pairs\"\n",
             "td.inputs: unknown input set \"pairs\" for brazilian, expected \"board\" or \"board-pairs\"",
+        ),
+        (
+            "learner = \"td\"\nmodel = \"m.bin\"\n[td]\nhidden2 = 200\n",
+            "td.hidden2",
+        ),
+        (
+            "learner = \"td\"\nmodel = \"m.bin\"\n[td]\nloss = \"hinge\"\n",
+            "cross-entropy",
         ),
         ("learner = \"samuel\"\n", "model"),
         ("not toml at all [", "TOML"),

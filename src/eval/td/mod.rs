@@ -9,10 +9,12 @@
 //!   the contents of each pair of adjacent squares; Kalah: see its encoder).
 //! - **Hidden layer**: `hidden` sigmoid units (at most [`MAX_HIDDEN`]):
 //!   `h = σ(W1·x + b1)`.
+//! - **Second hidden layer** (optional, `[td] hidden2`): `hidden2` sigmoid units over the
+//!   first, `h₂ = σ(W_hidden2·h + b_hidden2)`; the heads then read `h₂` instead of `h`.
 //! - **Output**: one sigmoid unit per game phase ([`Inputs::phase`]; one phase unless the
 //!   config's `[td] phases` says more): `p = σ(w2[φ]·h + b2[φ])` for a position of phase
-//!   `φ`, the expected result for the side to move (1 win, ½ draw, 0 loss). The hidden
-//!   layer is shared; each phase has its own output weights and bias (its *head*), and a
+//!   `φ`, the expected result for the side to move (1 win, ½ draw, 0 loss), with `h` the
+//!   last hidden layer's activations. The hidden layers are shared; each phase has its own output weights and bias (its *head*), and a
 //!   position uses its phase's head alone (no blending), so an evaluation costs one head's
 //!   dot product whatever the number of phases.
 
@@ -28,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use super::spec::{LoadError, ModelKind};
 use super::{EVAL_LIMIT, Evaluator, IncrementalEval};
 use crate::game::{Game, Side};
-use crate::io::model::ModelHeader;
+use crate::io::model::{ModelError, ModelHeader};
 use incremental::AccumulatorStack;
 use quantised::QuantisedNet;
 
@@ -277,13 +279,13 @@ pub fn sigmoid(x: f32) -> f32 {
 /// The model-file payload of a network: plain vectors, so any serde format can carry it.
 /// Check it with [`MlpWeights::validate`] before use.
 ///
-/// Model files written before output heads existed hold [`MlpWeightsV1`] (one output);
-/// [`load_weights`] reads both.
+/// Older model files hold [`MlpWeightsV2`] (no second hidden layer) or [`MlpWeightsV1`]
+/// (one output as well); [`load_weights`] reads all three.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct MlpWeights {
     /// Input-set identifier ([`InputSet::id`]).
     pub features: String,
-    /// Number of hidden units.
+    /// Number of hidden units (of the first hidden layer).
     pub hidden: usize,
     /// Number of phases: output heads ([`Inputs::phase`]), 1 to [`MAX_PHASES`].
     pub phases: usize,
@@ -292,15 +294,51 @@ pub struct MlpWeights {
     pub w1: Vec<f32>,
     /// Hidden biases (`hidden`).
     pub b1: Vec<f32>,
-    /// Output weights, row-major `phases × hidden`: `w2[φ * hidden + j]` is the weight
-    /// from hidden unit `j` to the output of phase `φ`.
+    /// Output weights, row-major `phases × n` where `n` is the number of units the heads
+    /// read ([`MlpWeights::head_inputs`]): `w2[φ * n + j]` is the weight from unit `j` of
+    /// the last hidden layer to the output of phase `φ`.
     pub w2: Vec<f32>,
     /// Output biases (`phases`).
     pub b2: Vec<f32>,
+    /// The second hidden layer's weights, row-major `hidden2 × hidden`:
+    /// `w_hidden2[k * hidden + j]` is the weight from first-layer unit `j` to second-layer
+    /// unit `k`. Empty without a second layer.
+    pub w_hidden2: Vec<f32>,
+    /// The second hidden layer's biases: `hidden2` of them, none without the layer.
+    pub b_hidden2: Vec<f32>,
+}
+
+/// The payload of model files written before the second hidden layer existed:
+/// [`MlpWeights`] without it.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct MlpWeightsV2 {
+    pub features: String,
+    pub hidden: usize,
+    pub phases: usize,
+    pub w1: Vec<f32>,
+    pub b1: Vec<f32>,
+    pub w2: Vec<f32>,
+    pub b2: Vec<f32>,
+}
+
+impl From<MlpWeightsV2> for MlpWeights {
+    fn from(old: MlpWeightsV2) -> MlpWeights {
+        MlpWeights {
+            features: old.features,
+            hidden: old.hidden,
+            phases: old.phases,
+            w1: old.w1,
+            b1: old.b1,
+            w2: old.w2,
+            b2: old.b2,
+            w_hidden2: Vec::new(),
+            b_hidden2: Vec::new(),
+        }
+    }
 }
 
 /// The payload of model files written before output heads existed (one output unit):
-/// [`MlpWeights`] with one phase.
+/// [`MlpWeightsV2`] with one phase.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct MlpWeightsV1 {
     pub features: String,
@@ -313,7 +351,7 @@ pub struct MlpWeightsV1 {
 
 impl From<MlpWeightsV1> for MlpWeights {
     fn from(old: MlpWeightsV1) -> MlpWeights {
-        MlpWeights {
+        MlpWeights::from(MlpWeightsV2 {
             features: old.features,
             hidden: old.hidden,
             phases: 1,
@@ -321,28 +359,60 @@ impl From<MlpWeightsV1> for MlpWeights {
             b1: old.b1,
             w2: old.w2,
             b2: vec![old.b2],
-        }
+        })
     }
 }
 
 /// Loads a TD model file (of game `expect_game` if given): the current payload, or that
-/// of a file written before output heads existed, read as one phase. Not yet
+/// of an older file ([`MlpWeightsV2`], [`MlpWeightsV1`]). Not yet
 /// [`MlpWeights::validate`]d.
 pub fn load_weights(
-    path: &std::path::Path,
+    path: &Path,
     expect_game: Option<&str>,
-) -> Result<(crate::io::model::ModelHeader, MlpWeights), crate::io::model::ModelError> {
-    crate::io::model::load_model_or_older::<MlpWeights, MlpWeightsV1>(path, expect_game, Some(KIND))
+) -> Result<(ModelHeader, MlpWeights), ModelError> {
+    let bytes = crate::io::model::read_capped(path)?;
+    decode_weights(&bytes, expect_game).map_err(|e| e.at(path))
+}
+
+/// [`load_weights`] from a model file's bytes.
+pub fn decode_weights(
+    bytes: &[u8],
+    expect_game: Option<&str>,
+) -> Result<(ModelHeader, MlpWeights), ModelError> {
+    use crate::io::model::{decode_model, decode_model_or_older};
+    match decode_model_or_older::<MlpWeights, MlpWeightsV2>(bytes, expect_game, Some(KIND)) {
+        Err(first @ ModelError::Payload { .. }) => {
+            decode_model::<MlpWeightsV1>(bytes, expect_game, Some(KIND))
+                .map(|(header, old)| (header, old.into()))
+                .map_err(|_| first)
+        }
+        other => other,
+    }
 }
 
 impl MlpWeights {
-    /// Output weights of phase `phase`'s head (`hidden` values).
+    /// Output weights of phase `phase`'s head ([`MlpWeights::head_inputs`] values).
     pub fn head(&self, phase: usize) -> &[f32] {
-        &self.w2[phase * self.hidden..(phase + 1) * self.hidden]
+        let n = self.head_inputs();
+        &self.w2[phase * n..(phase + 1) * n]
+    }
+
+    /// Units of the second hidden layer (0 without one).
+    pub fn hidden2(&self) -> usize {
+        self.b_hidden2.len()
+    }
+
+    /// Units a head reads: the second hidden layer's, or the first's without one.
+    pub fn head_inputs(&self) -> usize {
+        match self.hidden2() {
+            0 => self.hidden,
+            n => n,
+        }
     }
 
     /// Checks that the payload describes a network of game `G` in this build: one of
-    /// its input sets, a hidden size in `1..=MAX_HIDDEN`, phases in `1..=MAX_PHASES`,
+    /// its input sets, a hidden size in `1..=MAX_HIDDEN` (at most that in the second
+    /// hidden layer), phases in `1..=MAX_PHASES`,
     /// every vector's length, every value finite. Returns the input set's index.
     pub fn validate<G: Inputs>(&self) -> Result<usize, String> {
         const {
@@ -383,18 +453,31 @@ impl MlpWeights {
                 self.phases
             ));
         }
+        if self.hidden2() > MAX_HIDDEN {
+            return Err(format!(
+                "{} units in the second hidden layer, expected at most {MAX_HIDDEN}",
+                self.hidden2()
+            ));
+        }
         let lengths = [
             ("w1", self.w1.len(), self.hidden * inputs),
             ("b1", self.b1.len(), self.hidden),
-            ("w2", self.w2.len(), self.phases * self.hidden),
+            ("w2", self.w2.len(), self.phases * self.head_inputs()),
             ("b2", self.b2.len(), self.phases),
+            (
+                "w_hidden2",
+                self.w_hidden2.len(),
+                self.hidden2() * self.hidden,
+            ),
         ];
         for (name, found, expected) in lengths {
             if found != expected {
                 return Err(format!(
-                    "{name} has {found} values, expected {expected} for {} hidden units \
-                     and {} phases",
-                    self.hidden, self.phases
+                    "{name} has {found} values, expected {expected} for {} hidden units, \
+                     {} in the second hidden layer and {} phases",
+                    self.hidden,
+                    self.hidden2(),
+                    self.phases
                 ));
             }
         }
@@ -403,6 +486,8 @@ impl MlpWeights {
             ("b1", &self.b1),
             ("w2", &self.w2),
             ("b2", &self.b2),
+            ("w_hidden2", &self.w_hidden2),
+            ("b_hidden2", &self.b_hidden2),
         ];
         for (name, values) in vectors {
             if let Some(i) = values.iter().position(|w| !w.is_finite()) {
@@ -423,7 +508,7 @@ const BLOCK: usize = 16;
 /// (clones share one [`QuantisedNet`]).
 ///
 /// It evaluates with the integer form of the network ([`quantised`]: `i16` first layer,
-/// sigmoid by table, integer output), from scratch in [`Evaluator::evaluate`] or, inside
+/// sigmoid by table, a second hidden layer (if any) in `f32`, integer output), from scratch in [`Evaluator::evaluate`] or, inside
 /// a search, from the first-layer sums each searcher keeps along its path
 /// ([`incremental`]); both give the same value bit for bit. Speed comes from the inputs'
 /// sparsity (draughts: at most 24 piece inputs and the side input are 1, the other
@@ -431,7 +516,7 @@ const BLOCK: usize = 16;
 /// column-major in blocks of 16 hidden units, and one move changes only a few of them.
 ///
 /// Value in centi-units: the output logit `z = w2[φ]·h + b2[φ]` of the position's phase φ
-/// times 100, rounded, clamped to
+/// (`h` the last hidden layer's activations) times 100, rounded, clamped to
 /// ±[`EVAL_LIMIT`] — `100 · ln(p / (1 − p))` for the output `p = σ(z)`, so the output
 /// sigmoid is never computed. It orders positions as `p` does, is 0 at p = ½, ±110 at
 /// p = 0.75 / 0.25, ±460 at p = 0.99 / 0.01, so a clear win is large. It stays within a
@@ -548,14 +633,24 @@ fn describe<G: Inputs>(path: &Path, game: &str) -> Result<String, LoadError> {
         1 => "one sigmoid output".to_string(),
         n => format!("{n} sigmoid outputs, one per game phase"),
     };
+    let (shape, layers) = match weights.hidden2() {
+        0 => (
+            format!("{}–{}–{}", inputs.inputs, weights.hidden, weights.phases),
+            format!("{} sigmoid hidden units", weights.hidden),
+        ),
+        n => (
+            format!(
+                "{}–{}–{n}–{}",
+                inputs.inputs, weights.hidden, weights.phases
+            ),
+            format!(
+                "two sigmoid hidden layers of {} and {n} units",
+                weights.hidden
+            ),
+        ),
+    };
     Ok(format!(
-        "network {}–{}–{} ({} inputs, {} sigmoid hidden units, {outputs})\ninputs:      {} ([td] inputs)\nphases:      {}\n",
-        inputs.inputs,
-        weights.hidden,
-        weights.phases,
-        inputs.inputs,
-        weights.hidden,
-        inputs.name,
-        weights.phases
+        "network {shape} ({} inputs, {layers}, {outputs})\ninputs:      {} ([td] inputs)\nphases:      {}\n",
+        inputs.inputs, inputs.name, weights.phases
     ))
 }

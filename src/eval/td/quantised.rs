@@ -15,6 +15,13 @@
 //!   times `2^23`, rounded to the nearest centi-unit. With several phases each head is
 //!   scaled so, and a position takes its phase's head ([`Inputs::phase`]): the
 //!   accumulators do not depend on the phase.
+//! - Second hidden layer (when the network has one): in `f32`, from the first layer's
+//!   table activations `h / 2^15` (exact), its weights as trained; each unit's sum
+//!   `a = b + Σ_j w_j · h_j` is added in the order of `j` (so the same bits on every
+//!   machine), clamped to ±12, taken to the grid of `1/Q2` (`Q2 = 256`) by
+//!   `i = ⌊(a + 12) · Q2 + ½⌋`, and its activation read from a second table,
+//!   `round(σ(i / Q2 − 12) · 2^15)`. The heads then read these activations with the
+//!   output scales above.
 
 use super::{
     BLOCK, CENTI_PER_LOGIT, Inputs, MAX_ACTIVE, MAX_HIDDEN, MlpWeights, input_set, sigmoid,
@@ -30,6 +37,10 @@ pub const H_BITS: u32 = 15;
 pub const W2_BITS: u32 = 8;
 /// The sigmoid table covers hidden sums in ±`SPAN` (in units of the float network).
 const SPAN: i32 = 12;
+/// The second hidden layer's sums are taken to a grid of `1/Q2` before its table.
+pub const Q2: usize = 256;
+/// Its table covers sums in ±`SPAN2`.
+pub const SPAN2: usize = 12;
 /// Blocks of [`BLOCK`] hidden units at most.
 pub const MAX_BLOCKS: usize = MAX_HIDDEN / BLOCK;
 
@@ -55,8 +66,8 @@ pub struct QuantisedNet {
     columns: Vec<[i16; BLOCK]>,
     /// `Q1 · b1`, padded with zeros.
     b1: Accumulator,
-    /// `w2 · 100 · 2^W2_BITS` by blocks of hidden units, padded with zeros: head φ is
-    /// `w2[φ · blocks..(φ + 1) · blocks]`. Rounded to `i32`, held as `i64` so that the
+    /// `w2 · 100 · 2^W2_BITS` by blocks of the units the heads read (the last hidden
+    /// layer's), padded with zeros: head φ is `w2[φ · head_blocks..(φ + 1) · head_blocks]`. Rounded to `i32`, held as `i64` so that the
     /// dot product multiplies straight from memory, with no widening step per unit.
     w2: Vec<[i64; BLOCK]>,
     /// `b2 · 100 · 2^(H_BITS + W2_BITS)`, one per phase.
@@ -65,6 +76,20 @@ pub struct QuantisedNet {
     /// `i16` sum `s`: indexed by the sum's bits, a lookup needs no clamp and no bounds
     /// check (128 KB, of which the ±12·Q1 entries around 0 and the ends are read).
     sigmoid: Box<[u16; 1 << 16]>,
+    /// Units of the second hidden layer (0 without one).
+    hidden2: usize,
+    /// Blocks of [`BLOCK`] units the heads read: `blocks`, or the second hidden layer's
+    /// units rounded up, divided by 16.
+    head_blocks: usize,
+    /// The second hidden layer's weights transposed and padded with zeros:
+    /// `w_hidden2[j * head_blocks + c][k]` is the weight from first-layer unit `j` to
+    /// second-layer unit `16c + k`. Empty without the layer.
+    w_hidden2: Vec<[f32; BLOCK]>,
+    /// The second hidden layer's biases, padded with zeros (`head_blocks` blocks).
+    b_hidden2: Vec<[f32; BLOCK]>,
+    /// `sigmoid2[i]` = `round(σ(i / Q2 − 12) · 2^H_BITS)`: the second layer's activation
+    /// on its grid (empty without the layer).
+    sigmoid2: Vec<u16>,
 }
 
 impl QuantisedNet {
@@ -75,6 +100,8 @@ impl QuantisedNet {
     pub fn new<G: Inputs>(weights: &MlpWeights, set: usize) -> Result<QuantisedNet, String> {
         let hidden = weights.hidden;
         let blocks = hidden.div_ceil(BLOCK);
+        let hidden2 = weights.hidden2();
+        let head_blocks = weights.head_inputs().div_ceil(BLOCK);
         let inputs = input_set::<G>(set);
         let shift1 =
             first_layer_shift(weights, inputs.inputs, inputs.max_active).ok_or_else(|| {
@@ -136,6 +163,34 @@ impl QuantisedNet {
                 .map(|&b| (f64::from(b) * b2_scale).round() as i64)
                 .collect(),
             sigmoid: table,
+            hidden2,
+            head_blocks,
+            w_hidden2: (0..hidden * head_blocks * usize::from(hidden2 > 0))
+                .map(|x| {
+                    let (j, c) = (x / head_blocks, x % head_blocks);
+                    std::array::from_fn(|k| {
+                        let unit = c * BLOCK + k;
+                        match unit < hidden2 {
+                            true => weights.w_hidden2[unit * hidden + j],
+                            false => 0.0,
+                        }
+                    })
+                })
+                .collect(),
+            b_hidden2: weights
+                .b_hidden2
+                .chunks(BLOCK)
+                .map(|chunk| std::array::from_fn(|k| chunk.get(k).copied().unwrap_or(0.0)))
+                .collect(),
+            sigmoid2: match hidden2 {
+                0 => Vec::new(),
+                _ => (0..=2 * SPAN2 * Q2)
+                    .map(|i| {
+                        let x = i as f32 / Q2 as f32 - SPAN2 as f32;
+                        (sigmoid(x) * (1u32 << H_BITS) as f32).round() as u16
+                    })
+                    .collect(),
+            },
         })
     }
 
@@ -228,16 +283,71 @@ impl QuantisedNet {
     pub fn output(&self, acc: &Accumulator, phase: usize) -> i32 {
         let phase = phase.min(self.phases - 1);
         let mut total = self.b2[phase];
-        let head = &self.w2[phase * self.blocks..(phase + 1) * self.blocks];
-        for (sums, weights) in acc.iter().zip(head) {
-            // Units past `hidden` have weight 0.
-            for (&s, &w2) in sums.iter().zip(weights) {
-                total += w2 * i64::from(self.sigmoid[usize::from(s as u16)]);
+        let head = &self.w2[phase * self.head_blocks..(phase + 1) * self.head_blocks];
+        if self.hidden2 == 0 {
+            for (sums, weights) in acc.iter().zip(head) {
+                // Units past `hidden` have weight 0.
+                for (&s, &w2) in sums.iter().zip(weights) {
+                    total += w2 * i64::from(self.sigmoid[usize::from(s as u16)]);
+                }
+            }
+        } else {
+            let units = self.second_layer(acc);
+            for (units, weights) in units.iter().zip(head) {
+                // Units past `hidden2` have weight 0.
+                for (&h, &w2) in units.iter().zip(weights) {
+                    total += w2 * i64::from(h);
+                }
             }
         }
         let shift = H_BITS + W2_BITS;
         let centi = (total + (1 << (shift - 1))) >> shift;
         centi.clamp(-i64::from(EVAL_LIMIT), i64::from(EVAL_LIMIT)) as i32
+    }
+
+    /// The second hidden layer's activations (`· 2^H_BITS`) over the first layer's sums
+    /// `acc`, by blocks of [`BLOCK`] units. The block count is made a constant so that
+    /// every block's sums stay in registers.
+    #[inline]
+    fn second_layer(&self, acc: &Accumulator) -> [[u16; BLOCK]; MAX_BLOCKS] {
+        match self.head_blocks {
+            1 => self.second_layer_blocks::<1>(acc),
+            2 => self.second_layer_blocks::<2>(acc),
+            3 => self.second_layer_blocks::<3>(acc),
+            4 => self.second_layer_blocks::<4>(acc),
+            5 => self.second_layer_blocks::<5>(acc),
+            6 => self.second_layer_blocks::<6>(acc),
+            7 => self.second_layer_blocks::<7>(acc),
+            // `head_blocks` is 1 to MAX_BLOCKS = 8 (at most MAX_HIDDEN units).
+            _ => self.second_layer_blocks::<MAX_BLOCKS>(acc),
+        }
+    }
+
+    #[inline(always)]
+    fn second_layer_blocks<const N: usize>(&self, acc: &Accumulator) -> [[u16; BLOCK]; MAX_BLOCKS] {
+        let mut sums = [[0.0f32; BLOCK]; N];
+        for (s, b) in sums.iter_mut().zip(&self.b_hidden2) {
+            *s = *b;
+        }
+        let scale = 1.0 / (1u32 << H_BITS) as f32;
+        for (j, rows) in self.w_hidden2.chunks_exact(N).enumerate() {
+            let h = f32::from(self.sigmoid[usize::from(acc[j / BLOCK][j % BLOCK] as u16)]) * scale;
+            for (s, w) in sums.iter_mut().zip(rows) {
+                for k in 0..BLOCK {
+                    s[k] += w[k] * h;
+                }
+            }
+        }
+        let mut units = [[0u16; BLOCK]; MAX_BLOCKS];
+        let span = SPAN2 as f32;
+        for (u, s) in units.iter_mut().zip(&sums) {
+            for k in 0..BLOCK {
+                // In [0, 2·SPAN2·Q2] (a NaN, which finite weights cannot make, gives 0).
+                let i = ((s[k].clamp(-span, span) + span) * Q2 as f32 + 0.5) as usize;
+                u[k] = self.sigmoid2.get(i).copied().unwrap_or(0);
+            }
+        }
+        units
     }
 
     /// The evaluation of `pos` from scratch.

@@ -1,7 +1,7 @@
 //! The TD(λ) learning rule at the principal-variation leaves of a game (TD-Leaf), and
 //! the learning steps of a self-play game.
 
-use super::flat::{self, EpisodeFigures, FlatNet, Scratch};
+use super::flat::{self, EpisodeFigures, FlatNet, Scratch, TdLoss};
 use super::mlp::Mlp;
 use crate::eval::td::{self, Inputs, sigmoid};
 use crate::game::Side;
@@ -87,6 +87,7 @@ pub fn td_lambda_episode_blended<G: Inputs>(
         weight,
         result_for_first,
         OutcomeTarget::Result,
+        TdLoss::Squared,
         lambda,
         alpha,
         &mut Scratch::new(),

@@ -16,6 +16,17 @@ use crate::eval::td::{Inputs, MAX_ACTIVE, MAX_HIDDEN, MlpWeights, input_set, sig
 use crate::game::Side;
 use crate::learn::controls::OutcomeTarget;
 
+/// Which loss a TD step descends (`[td] loss`): the temporal difference δ times the
+/// eligibility of `Y` itself (the thesis's rule, squared error), or of `Y`'s logit
+/// (cross-entropy: the step does not shrink where the sigmoid saturates).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TdLoss {
+    #[default]
+    Squared,
+    CrossEntropy,
+}
+
 /// Below this the trace's scale is folded into its weights.
 const MIN_TRACE_SCALE: f32 = 1e-10;
 
@@ -33,6 +44,10 @@ pub struct FlatNet {
     w2: Vec<f32>,
     /// `phases`.
     b2: Vec<f32>,
+    /// The second hidden layer: `hidden2 × hidden` weights and `hidden2` biases (empty
+    /// without one).
+    wh2: Vec<f32>,
+    bh2: Vec<f32>,
 }
 
 impl FlatNet {
@@ -54,6 +69,8 @@ impl FlatNet {
             b1: weights.b1.clone(),
             w2: weights.w2.clone(),
             b2: weights.b2.clone(),
+            wh2: weights.w_hidden2.clone(),
+            bh2: weights.b_hidden2.clone(),
         }
     }
 
@@ -74,6 +91,8 @@ impl FlatNet {
             b1: self.b1.clone(),
             w2: self.w2.clone(),
             b2: self.b2.clone(),
+            w_hidden2: self.wh2.clone(),
+            b_hidden2: self.bh2.clone(),
         }
     }
 
@@ -91,15 +110,45 @@ impl FlatNet {
             b1: vec![0.0; self.b1.len()],
             w2: vec![0.0; self.w2.len()],
             b2: vec![0.0; self.b2.len()],
+            wh2: vec![0.0; self.wh2.len()],
+            bh2: vec![0.0; self.bh2.len()],
         }
     }
 
-    fn parts_mut(&mut self) -> [&mut [f32]; 4] {
-        [&mut self.w1t, &mut self.b1, &mut self.w2, &mut self.b2]
+    fn parts_mut(&mut self) -> [&mut [f32]; 6] {
+        [
+            &mut self.w1t,
+            &mut self.b1,
+            &mut self.w2,
+            &mut self.b2,
+            &mut self.wh2,
+            &mut self.bh2,
+        ]
     }
 
-    fn parts(&self) -> [&[f32]; 4] {
-        [&self.w1t, &self.b1, &self.w2, &self.b2]
+    fn parts(&self) -> [&[f32]; 6] {
+        [
+            &self.w1t, &self.b1, &self.w2, &self.b2, &self.wh2, &self.bh2,
+        ]
+    }
+
+    /// Units of the second hidden layer (0 without one).
+    fn hidden2(&self) -> usize {
+        self.bh2.len()
+    }
+
+    /// Units the heads read.
+    fn head_inputs(&self) -> usize {
+        if self.bh2.is_empty() {
+            self.hidden
+        } else {
+            self.bh2.len()
+        }
+    }
+
+    /// Activations the forward pass writes: both hidden layers.
+    pub fn activations(&self) -> usize {
+        self.hidden + self.hidden2()
     }
 
     /// `self ← self + s·other`, weight by weight.
@@ -138,6 +187,7 @@ impl FlatNet {
     #[inline]
     fn forward(&self, active: &[u16], phase: usize, h: &mut [f32]) -> f32 {
         let n = self.hidden;
+        let (h, h2) = h.split_at_mut(n);
         h.copy_from_slice(&self.b1);
         for &i in active {
             let row = &self.w1t[i as usize * n..(i as usize + 1) * n];
@@ -148,7 +198,14 @@ impl FlatNet {
         for a in h.iter_mut() {
             *a = sigmoid(*a);
         }
-        sigmoid(dot(&self.w2[phase * n..(phase + 1) * n], h) + self.b2[phase])
+        let m = self.hidden2();
+        if m == 0 {
+            return sigmoid(dot(&self.w2[phase * n..(phase + 1) * n], h) + self.b2[phase]);
+        }
+        for (k, a) in h2[..m].iter_mut().enumerate() {
+            *a = sigmoid(dot(&self.wh2[k * n..(k + 1) * n], h) + self.bh2[k]);
+        }
+        sigmoid(dot(&self.w2[phase * m..(phase + 1) * m], &h2[..m]) + self.b2[phase])
     }
 }
 
@@ -222,21 +279,53 @@ impl Leaf {
         (if self.sign > 0.0 { p } else { 1.0 - p }, p)
     }
 
-    /// `out ← out + c·∇Y`, ∇Y at the weights that gave `p` and `h`.
-    fn add_gradient(&self, net: &FlatNet, p: f32, h: &[f32], c: f32, out: &mut FlatNet) {
+    /// `out ← out + c·∇Y`, ∇Y at the weights that gave `p` and `h` (with
+    /// [`TdLoss::CrossEntropy`], the gradient of `Y`'s logit instead).
+    fn add_gradient(
+        &self,
+        net: &FlatNet,
+        p: f32,
+        h: &[f32],
+        c: f32,
+        loss: TdLoss,
+        out: &mut FlatNet,
+    ) {
         if self.sign == 0.0 {
             return;
         }
         let n = net.hidden;
-        let d = c * self.sign * p * (1.0 - p);
+        let d = match loss {
+            TdLoss::Squared => c * self.sign * p * (1.0 - p),
+            TdLoss::CrossEntropy => c * self.sign,
+        };
         out.b2[self.phase] += d;
-        let w2 = &net.w2[self.phase * n..(self.phase + 1) * n];
-        let g2 = &mut out.w2[self.phase * n..(self.phase + 1) * n];
+        let o = net.head_inputs();
+        let m = net.hidden2();
+        let w2 = &net.w2[self.phase * o..(self.phase + 1) * o];
+        let g2 = &mut out.w2[self.phase * o..(self.phase + 1) * o];
         let mut gb1 = [0.0f32; MAX_HIDDEN];
         let gb1 = &mut gb1[..n];
-        for j in 0..n {
-            g2[j] += d * h[j];
-            gb1[j] = d * w2[j] * h[j] * (1.0 - h[j]);
+        if m == 0 {
+            for j in 0..n {
+                g2[j] += d * h[j];
+                gb1[j] = d * w2[j] * h[j] * (1.0 - h[j]);
+            }
+        } else {
+            let (h, h2) = h.split_at(n);
+            for k in 0..m {
+                g2[k] += d * h2[k];
+                let dk = d * w2[k] * h2[k] * (1.0 - h2[k]);
+                out.bh2[k] += dk;
+                let wrow = &net.wh2[k * n..(k + 1) * n];
+                let grow = &mut out.wh2[k * n..(k + 1) * n];
+                for j in 0..n {
+                    grow[j] += dk * h[j];
+                    gb1[j] += dk * wrow[j];
+                }
+            }
+            for j in 0..n {
+                gb1[j] *= h[j] * (1.0 - h[j]);
+            }
         }
         for (b, g) in out.b1.iter_mut().zip(gb1.iter()) {
             *b += g;
@@ -293,6 +382,7 @@ pub fn episode<G: Inputs>(
     weight: f32,
     result: f32,
     target: OutcomeTarget,
+    loss: TdLoss,
     lambda: f32,
     alpha: f32,
     s: &mut Scratch,
@@ -307,14 +397,17 @@ pub fn episode<G: Inputs>(
     if n == 0 {
         return figures;
     }
-    let hn = net.hidden;
+    let hn = net.activations();
     s.leaves.clear();
     s.leaves
         .extend(leaves.iter().map(|leaf| Leaf::of(net, leaf, target)));
     s.h.resize(2 * hn, 0.0);
     let (h, h_next) = s.h.split_at_mut(hn);
     let trace = s.trace.get_or_insert_with(|| net.zeros_like());
-    if trace.w1t.len() != net.w1t.len() || trace.w2.len() != net.w2.len() {
+    if trace.w1t.len() != net.w1t.len()
+        || trace.w2.len() != net.w2.len()
+        || trace.wh2.len() != net.wh2.len()
+    {
         *trace = net.zeros_like();
     }
     trace.fill_zero();
@@ -334,7 +427,7 @@ pub fn episode<G: Inputs>(
                 }
             }
         }
-        s.leaves[t].add_gradient(net, p, h, 1.0 / c, trace);
+        s.leaves[t].add_gradient(net, p, h, 1.0 / c, loss, trace);
         let mut target = match t + 1 < n {
             true => s.leaves[t + 1].value(net, h_next).0,
             false => result,
@@ -369,7 +462,7 @@ pub fn loss<G: Inputs>(net: &FlatNet, samples: &[(G, f32)]) -> f64 {
     let parts: Vec<f64> = samples
         .par_chunks(CHUNK)
         .map(|chunk| {
-            let mut h = [0.0f32; MAX_HIDDEN];
+            let mut h = [0.0f32; 2 * MAX_HIDDEN];
             let mut active = [0u16; MAX_ACTIVE];
             let mut sum = 0.0f64;
             for (pos, target) in chunk {
@@ -378,7 +471,11 @@ pub fn loss<G: Inputs>(net: &FlatNet, samples: &[(G, f32)]) -> f64 {
                     active[count] = i as u16;
                     count += 1;
                 });
-                let p = net.forward(&active[..count], net.phase_of(pos), &mut h[..net.hidden]);
+                let p = net.forward(
+                    &active[..count],
+                    net.phase_of(pos),
+                    &mut h[..net.activations()],
+                );
                 let y = match pos.side_to_move() {
                     Side::First => p,
                     Side::Second => 1.0 - p,
@@ -389,4 +486,75 @@ pub fn loss<G: Inputs>(net: &FlatNet, samples: &[(G, f32)]) -> f64 {
         })
         .collect();
     parts.iter().sum::<f64>() / samples.len() as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Game;
+    use crate::game::brazilian::Brazilian;
+    use crate::learn::td::{Mlp, TdSettings, TdState};
+
+    /// Every part of the network's gradient (first layer, biases, heads, the second
+    /// hidden layer) against central differences, for both losses: ∇Y for the squared
+    /// loss, ∇ logit(Y) for cross-entropy; with and without a second layer, from both
+    /// sides' points of view.
+    #[test]
+    fn gradients_match_finite_differences() {
+        let settings = TdSettings {
+            hidden: 16,
+            hidden2: 8,
+            ..TdSettings::default()
+        };
+        let two = TdState::new::<Brazilian>(1, &settings, 7).weights;
+        let one = Mlp::<Brazilian>::new_random_over(1, 16, 1, 7).weights();
+        let after_a_move = {
+            let mut moves = <Brazilian as Game>::Moves::default();
+            let start = Brazilian::start();
+            start.legal_moves(&mut moves);
+            start.play(moves[0])
+        };
+        for (name, weights) in [("two hidden layers", two), ("one hidden layer", one)] {
+            let net = FlatNet::from_weights::<Brazilian>(&weights, 1);
+            for pos in [Brazilian::start(), after_a_move] {
+                for loss in [TdLoss::Squared, TdLoss::CrossEntropy] {
+                    let f = |y: f32| match loss {
+                        TdLoss::Squared => f64::from(y),
+                        TdLoss::CrossEntropy => (f64::from(y) / (1.0 - f64::from(y))).ln(),
+                    };
+                    let leaf = Leaf::of(&net, &pos, OutcomeTarget::Result);
+                    let mut h = vec![0.0; net.activations()];
+                    let (_, p) = leaf.value(&net, &mut h);
+                    let mut g = net.zeros_like();
+                    leaf.add_gradient(&net, p, &h, 1.0, loss, &mut g);
+                    let eps = 1e-2;
+                    for part in 0..6 {
+                        let len = net.parts()[part].len();
+                        if len == 0 {
+                            continue;
+                        }
+                        for k in [0usize, 3, 7] {
+                            // A first-layer weight of an active input.
+                            let idx = match part {
+                                0 => usize::from(leaf.active()[k]) * 16 + k,
+                                _ => k % len,
+                            };
+                            let mut plus = net.clone();
+                            plus.parts_mut()[part][idx] += eps;
+                            let mut minus = net.clone();
+                            minus.parts_mut()[part][idx] -= eps;
+                            let numeric = (f(leaf.value(&plus, &mut h).0)
+                                - f(leaf.value(&minus, &mut h).0))
+                                / (2.0 * f64::from(eps));
+                            let analytic = f64::from(g.parts()[part][idx]);
+                            assert!(
+                                (numeric - analytic).abs() < 1e-3 + 1e-2 * analytic.abs(),
+                                "{name}, {loss:?}, part {part}[{idx}]: {numeric} vs {analytic}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

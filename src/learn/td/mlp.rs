@@ -166,9 +166,17 @@ impl<G: Inputs> Mlp<G> {
         }
     }
 
-    /// A network from a payload, after [`MlpWeights::validate`].
+    /// A network from a payload, after [`MlpWeights::validate`]. An error for a network
+    /// with a second hidden layer, which this reference form does not hold.
     pub fn from_weights(weights: &MlpWeights) -> Result<Mlp<G>, String> {
         let set = weights.validate::<G>()?;
+        if weights.hidden2() > 0 {
+            return Err(format!(
+                "a network with a second hidden layer ({} units): the reference network \
+                 has one",
+                weights.hidden2()
+            ));
+        }
         let inputs = input_set::<G>(set).inputs;
         let w1 = Array2::from_shape_vec((weights.hidden, inputs), weights.w1.clone())
             .map_err(|e| format!("w1: {e}"))?;
@@ -199,6 +207,8 @@ impl<G: Inputs> Mlp<G> {
             b1: self.b1.to_vec(),
             w2: self.w2.iter().copied().collect(),
             b2: self.b2.to_vec(),
+            w_hidden2: Vec::new(),
+            b_hidden2: Vec::new(),
         }
     }
 

@@ -41,12 +41,13 @@ use super::iteration::{Iteration, Stage};
 use super::learner::{IterationReport, Learner, LearnerKind, LearnerSection, TrainGame};
 use crate::eval::spec::AnyEvaluator;
 use crate::eval::td::{
-    self, Inputs, MAX_PHASES, MlpWeights, TdEvaluator, input_set, input_set_named,
+    self, Inputs, MAX_HIDDEN, MAX_PHASES, MlpWeights, TdEvaluator, input_set, input_set_named,
 };
 use crate::game::Side;
 use crate::io::dataset::DatasetGame;
 use crate::io::model::{ModelError, ModelHeader, from_bytes, save_model, to_bytes};
 use episode::loss_targets;
+pub use flat::TdLoss;
 use flat::{FlatNet, Scratch};
 
 /// `[td]`: TD(λ) (Beling's master's thesis, ch. 5.4): a multilayer perceptron trained
@@ -69,6 +70,14 @@ pub struct TdSettings {
     /// squares).
     #[serde(default)]
     pub inputs: Option<String>,
+    /// The loss each step descends: `"squared"` (the default, the thesis's rule) or
+    /// `"cross-entropy"` (the step follows the logit's gradient).
+    #[serde(default)]
+    pub loss: TdLoss,
+    /// Units of a second hidden layer between the first and the output heads (0, the
+    /// default: none).
+    #[serde(default)]
+    pub hidden2: usize,
     /// The older spelling of `[training] lr_schedule = "linear"` with `lr_final =
     /// alpha_end / alpha`, still read: rewritten so when the config is parsed.
     #[serde(default)]
@@ -96,6 +105,8 @@ impl Default for TdSettings {
             lambda: default_lambda(),
             phases: default_phases(),
             inputs: None,
+            loss: TdLoss::Squared,
+            hidden2: 0,
             alpha_end: None,
         }
     }
@@ -108,6 +119,13 @@ impl TdSettings {
                 "td.hidden",
                 "must be 32..=128 hidden units",
                 self.hidden.to_string(),
+            );
+        }
+        if self.hidden2 > MAX_HIDDEN {
+            return fail(
+                "td.hidden2",
+                &format!("must be 0 (no second hidden layer) to {MAX_HIDDEN} units"),
+                self.hidden2.to_string(),
             );
         }
         positive("td.alpha", self.alpha)?;
@@ -182,14 +200,15 @@ impl<G: TrainGame + Inputs> LearnerKind<G> for Td {
     fn start(&self, config: &TrainConfig) -> Result<Box<dyn Learner<G>>, String> {
         let settings: TdSettings = config.section("td").map_err(|e| e.to_string())?;
         let set = settings.input_set::<G>()?;
-        let state = TdState::new::<G>(set, settings.hidden, settings.phases, config.seed);
+        let state = TdState::new::<G>(set, &settings, config.seed);
         Ok(Box::new(TdLearner::new(state, set, settings, config)))
     }
 
     fn resume(&self, config: &TrainConfig, state: &[u8]) -> Result<Box<dyn Learner<G>>, String> {
         let settings: TdSettings = config.section("td").map_err(|e| e.to_string())?;
-        let state: TdState = from_bytes(state)?;
-        let set = Mlp::<G>::from_weights(&state.weights)?.input_set();
+        let state = TdState::from_checkpoint(state)?;
+        let set = state.weights.validate::<G>()?;
+
         let wanted = settings.input_set::<G>()?;
         if set != wanted {
             return Err(format!(
@@ -209,13 +228,52 @@ pub struct TdState {
 }
 
 impl TdState {
-    /// A new random network of `hidden` units and `phases` output heads over game `G`'s
-    /// input set `set`.
-    pub fn new<G: Inputs>(set: usize, hidden: usize, phases: usize, seed: u64) -> TdState {
-        TdState {
-            weights: Mlp::<G>::new_random_over(set, hidden, phases, seed).weights(),
+    /// A new random network over game `G`'s input set `set`, shaped as `settings` say
+    /// (hidden units, a second hidden layer, output heads).
+    pub fn new<G: Inputs>(set: usize, settings: &TdSettings, seed: u64) -> TdState {
+        let mut weights =
+            Mlp::<G>::new_random_over(set, settings.hidden, settings.phases, seed).weights();
+        if settings.hidden2 > 0 {
+            add_second_layer(&mut weights, settings.hidden2, seed);
         }
+        TdState { weights }
     }
+
+    /// The state a checkpoint holds: this build's, or one written before the second
+    /// hidden layer existed.
+    fn from_checkpoint(bytes: &[u8]) -> Result<TdState, String> {
+        #[derive(Deserialize)]
+        struct TdStateV2 {
+            weights: td::MlpWeightsV2,
+        }
+        from_bytes::<TdState>(bytes).or_else(|first| {
+            from_bytes::<TdStateV2>(bytes)
+                .map(|old| TdState {
+                    weights: old.weights.into(),
+                })
+                .map_err(|_| first)
+        })
+    }
+}
+
+/// Puts a random second hidden layer of `units` units between `weights`' first layer and
+/// its heads: weights uniform in ±3/√hidden (a unit's sum over first-layer activations
+/// near ½ then spreads over the sigmoid's responsive range), zero biases, and new heads
+/// drawn as [`Mlp`]'s are (±[`INIT_W2`]/√units, every phase's head the same).
+fn add_second_layer(weights: &mut MlpWeights, units: usize, seed: u64) {
+    use rand::{RngExt, SeedableRng};
+    // Its own stream, so the first layer stays what it is without the second.
+    let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x5eed_0002);
+    let a = 3.0 / (weights.hidden as f32).sqrt();
+    weights.w_hidden2 = (0..units * weights.hidden)
+        .map(|_| rng.random_range(-a..a))
+        .collect();
+    weights.b_hidden2 = vec![0.0; units];
+    let b = INIT_W2 / (units as f32).sqrt();
+    let head: Vec<f32> = (0..units).map(|_| rng.random_range(-b..b)).collect();
+    weights.w2 = (0..weights.phases)
+        .flat_map(|_| head.iter().copied())
+        .collect();
 }
 
 /// The TD(λ) learner of a run: its network and its settings.
@@ -311,6 +369,7 @@ impl<G: TrainGame + Inputs> Learner<G> for TdLearner<G> {
                 weight,
                 *result,
                 target,
+                settings.loss,
                 settings.lambda as f32,
                 alpha,
                 &mut scratch,

@@ -367,19 +367,53 @@ fn corrupt_weights_are_rejected() {
     let mut w = good.clone();
     w.features = "samuel-v1".into();
     bad.push(w);
-    for w in bad {
-        assert!(w.validate::<Brazilian>().is_err(), "{w:?}");
+    let two = TdState::new::<Brazilian>(
+        0,
+        &TdSettings {
+            hidden: 32,
+            hidden2: 8,
+            ..TdSettings::default()
+        },
+        3,
+    )
+    .weights;
+    assert!(two.validate::<Brazilian>().is_ok());
+    let mut w = two.clone();
+    w.w_hidden2.pop();
+    bad.push(w);
+    let mut w = two.clone();
+    w.b_hidden2.push(0.0);
+    bad.push(w);
+    let mut w = two.clone();
+    // Heads that read the first hidden layer instead of the second.
+    w.w2 = vec![0.0; 32];
+    bad.push(w);
+    let mut w = two.clone();
+    w.w_hidden2[5] = f32::NAN;
+    bad.push(w);
+    let mut w = two.clone();
+    w.b_hidden2 = vec![0.0; MAX_HIDDEN + 1];
+    w.w_hidden2 = vec![0.0; (MAX_HIDDEN + 1) * 32];
+    w.w2 = vec![0.0; MAX_HIDDEN + 1];
+    bad.push(w);
+    for (i, w) in bad.into_iter().enumerate() {
+        assert!(w.validate::<Brazilian>().is_err(), "case {i}");
         assert!(Mlp::<Brazilian>::from_weights(&w).is_err());
         assert!(TdEvaluator::<Brazilian>::from_weights(&w).is_err());
     }
+    // Valid, but not a network the one-layer reference form holds.
+    assert!(Mlp::<Brazilian>::from_weights(&two).is_err());
+    assert!(TdEvaluator::<Brazilian>::from_weights(&two).is_ok());
     let short_json = r#"{"features":"board-onehot-129","hidden":1,"phases":1,"w1":[],
-        "b1":[0],"w2":[0],"b2":[0]}"#;
+        "b1":[0],"w2":[0],"b2":[0],"w_hidden2":[],"b_hidden2":[]}"#;
     let w: MlpWeights = serde_json::from_str(short_json).unwrap();
     assert!(Mlp::<Brazilian>::from_weights(&w).is_err());
 }
 
 /// Model files written before output heads existed (payload [`MlpWeightsV1`]) load as
-/// one phase and evaluate as they did; current files round-trip; a payload of
+/// one phase and evaluate as they did; those written before the second hidden layer
+/// ([`td::MlpWeightsV2`]) load without one; current files round-trip, with and without
+/// the second layer; a payload of
 /// neither layout is refused.
 #[test]
 fn model_files_of_both_layouts_load() {
@@ -411,14 +445,41 @@ fn model_files_of_both_layouts_load() {
         mlp.evaluator().evaluate(&p)
     );
 
+    // Files written before the second hidden layer existed.
     let phased = Mlp::<Brazilian>::new_random_phased(6, 3, 4).weights();
-    let new_path = dir.join("new.bin");
-    save_model(&new_path, &mut header, &phased).unwrap();
-    assert_eq!(
-        load_weights(&new_path, Some("brazilian")).unwrap().1,
-        phased
-    );
-    assert!(load_weights(&new_path, Some("kalah")).is_err());
+    let v2 = td::MlpWeightsV2 {
+        features: phased.features.clone(),
+        hidden: phased.hidden,
+        phases: phased.phases,
+        w1: phased.w1.clone(),
+        b1: phased.b1.clone(),
+        w2: phased.w2.clone(),
+        b2: phased.b2.clone(),
+    };
+    let v2_path = dir.join("v2.bin");
+    save_model(&v2_path, &mut header, &v2).unwrap();
+    assert_eq!(load_weights(&v2_path, Some("brazilian")).unwrap().1, phased);
+
+    let two = TdState::new::<Brazilian>(
+        0,
+        &TdSettings {
+            hidden: 32,
+            hidden2: 16,
+            phases: 2,
+            ..TdSettings::default()
+        },
+        5,
+    )
+    .weights;
+    for (name, weights) in [("phased", &phased), ("two", &two)] {
+        let new_path = dir.join(format!("{name}.bin"));
+        save_model(&new_path, &mut header, weights).unwrap();
+        assert_eq!(
+            &load_weights(&new_path, Some("brazilian")).unwrap().1,
+            weights
+        );
+        assert!(load_weights(&new_path, Some("kalah")).is_err());
+    }
 
     let other_path = dir.join("other.bin");
     save_model(&other_path, &mut header, &(1u32, "not a network")).unwrap();
@@ -533,6 +594,8 @@ fn hand_payload(w: &[f64]) -> MlpWeights {
         w2: w[W2..B2].iter().map(|&v| v as f32).collect(),
         b2: vec![w[B2] as f32],
         phases: 1,
+        w_hidden2: Vec::new(),
+        b_hidden2: Vec::new(),
     }
 }
 
@@ -645,6 +708,7 @@ pub(crate) fn targets_and_known_leaves_carry_the_margin<G: Inputs>(game: &Datase
             0.0,
             target,
             known,
+            flat::TdLoss::Squared,
             0.7,
             0.1,
             &mut scratch,
@@ -677,7 +741,18 @@ pub(crate) fn a_margin_model_evaluates_in_stones<G: TrainGame + Inputs>(position
     let margins =
         LearnerKind::<G>::start(&Td, &config("target = \"margin\"\nmargin_scale = 8\n")).unwrap();
     // The same network: the run's seed, 1.
-    let mlp = Mlp::<G>::from_weights(&TdState::new::<G>(0, 32, 1, 1).weights).unwrap();
+    let mlp = Mlp::<G>::from_weights(
+        &TdState::new::<G>(
+            0,
+            &TdSettings {
+                hidden: 32,
+                ..TdSettings::default()
+            },
+            1,
+        )
+        .weights,
+    )
+    .unwrap();
     assert!(positions.len() > 100);
     for pos in positions {
         let z = mlp.logit(pos);
@@ -692,4 +767,41 @@ pub(crate) fn a_margin_model_evaluates_in_stones<G: TrainGame + Inputs>(position
             8.0 * z
         );
     }
+}
+
+/// A checkpoint written before the second hidden layer existed resumes as the network
+/// it held; this build's round-trips; another layout is an error.
+#[test]
+fn checkpoints_of_both_layouts_resume() {
+    #[derive(Serialize)]
+    struct OldState {
+        weights: td::MlpWeightsV2,
+    }
+    let w = Mlp::<Brazilian>::new_random_phased(6, 2, 3).weights();
+    let old = OldState {
+        weights: td::MlpWeightsV2 {
+            features: w.features.clone(),
+            hidden: w.hidden,
+            phases: w.phases,
+            w1: w.w1.clone(),
+            b1: w.b1.clone(),
+            w2: w.w2.clone(),
+            b2: w.b2.clone(),
+        },
+    };
+    let bytes = crate::io::model::to_bytes(&old);
+    assert_eq!(TdState::from_checkpoint(&bytes).unwrap().weights, w);
+    let two = TdState::new::<Brazilian>(
+        0,
+        &TdSettings {
+            hidden: 32,
+            hidden2: 4,
+            ..TdSettings::default()
+        },
+        1,
+    );
+    let bytes = crate::io::model::to_bytes(&two);
+    assert_eq!(TdState::from_checkpoint(&bytes).unwrap(), two);
+    let other = crate::io::model::to_bytes(&(1u32, "not a learner state"));
+    assert!(TdState::from_checkpoint(&other).is_err());
 }
