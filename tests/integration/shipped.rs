@@ -23,6 +23,7 @@ fn shipped_configs_parse() {
         ("glem", "glem"),
         ("td", "td"),
         ("td-pairs", "td"),
+        ("td-two-layer", "td"),
         ("kalah-samuel", "samuel"),
         ("kalah-glem", "glem"),
         ("kalah-td", "td"),

@@ -479,12 +479,14 @@ impl TrainConfig {
     }
 
     /// Whether a run of `other` trains the same way as one of this config: the same
-    /// values, the learners' sections as their learners read them; only the budget and
-    /// the thread count may differ (the results do not depend on them).
+    /// values, the learners' sections as their learners read them; only the budget, the
+    /// thread count and where the model is written may differ (the results do not depend
+    /// on them; a resumed run finds its checkpoint beside its model anyway).
     pub fn trains_like(&self, other: &TrainConfig) -> bool {
         let strip = |c: &TrainConfig| {
             let mut c = c.clone();
             c.budget = Budget::default();
+            c.model = PathBuf::new();
             c.sections.clear();
             // Only the learner's own section trains: a checkpoint whose config carried
             // another's (accepted, unread, before such sections were refused) resumes
@@ -876,6 +878,22 @@ mod tests {
         );
         let e = err(&format!("{MINIMAL}seeed = 3\n"));
         assert!(e.starts_with("line 3: unknown key `seeed`"), "{e}");
+    }
+
+    /// The budget, the threads and the model's path do not change what a run learns;
+    /// any other setting does.
+    #[test]
+    fn runs_train_alike_whatever_their_budget_threads_and_model_path() {
+        let config = |extra: &str| {
+            TrainConfig::parse(&format!("learner = \"td\"\nseed = 2\n{extra}")).unwrap()
+        };
+        let base = config("model = \"models/a.bin\"\n[selfplay]\ndepth = 4\nthreads = 2\n");
+        let alike = config(
+            "model = \"/elsewhere/b.bin\"\n[budget]\niterations = 9\n[selfplay]\ndepth = 4\nthreads = 0\n",
+        );
+        assert!(base.trains_like(&alike));
+        let other = config("model = \"models/a.bin\"\n[selfplay]\ndepth = 4\n[td]\nhidden2 = 8\n");
+        assert!(!base.trains_like(&other));
     }
 
     #[test]
