@@ -89,6 +89,8 @@ fn shipped_models_come_from_shipped_configs() {
     shipped_model::<Brazilian>("samuel-taught", "linear");
     // TD over the inputs for pairs of squares.
     shipped_model::<Brazilian>("td-pairs", "td");
+    // The same with a second hidden layer.
+    shipped_model::<Brazilian>("td-two-layer", "td");
     // The Kalah(6,4) model of docs/kalah.md: the TD(λ) run's.
     shipped_model_of::<Kalah>("kalah-6-4", "kalah-6-4-td", "td");
 }
