@@ -14,9 +14,10 @@
 //! - **Output**: one sigmoid unit per game phase ([`Inputs::phase`]; one phase unless the
 //!   config's `[td] phases` says more): `p = σ(w2[φ]·h + b2[φ])` for a position of phase
 //!   `φ`, the expected result for the side to move (1 win, ½ draw, 0 loss), with `h` the
-//!   last hidden layer's activations. The hidden layers are shared; each phase has its own output weights and bias (its *head*), and a
-//!   position uses its phase's head alone (no blending), so an evaluation costs one head's
-//!   dot product whatever the number of phases.
+//!   last hidden layer's activations. The hidden layers are shared; each phase has its
+//!   own output weights and bias (its *head*), and a position uses its phase's head alone
+//!   (no blending), so an evaluation costs one head's dot product whatever the number of
+//!   phases.
 
 pub mod incremental;
 pub mod quantised;
@@ -508,9 +509,9 @@ const BLOCK: usize = 16;
 /// (clones share one [`QuantisedNet`]).
 ///
 /// It evaluates with the integer form of the network ([`quantised`]: `i16` first layer,
-/// sigmoid by table, a second hidden layer (if any) in `f32`, integer output), from scratch in [`Evaluator::evaluate`] or, inside
-/// a search, from the first-layer sums each searcher keeps along its path
-/// ([`incremental`]); both give the same value bit for bit. Speed comes from the inputs'
+/// sigmoid by table, a second hidden layer (if any) in `f32`, integer output), from
+/// scratch in [`Evaluator::evaluate`] or, inside a search, from the first-layer sums each
+/// searcher keeps along its path ([`incremental`]); both give the same value bit for bit. Speed comes from the inputs'
 /// sparsity (draughts: at most 24 piece inputs and the side input are 1, the other
 /// 100-odd are 0): `W1·x` is the sum of the active inputs' `W1` columns, stored
 /// column-major in blocks of 16 hidden units, and one move changes only a few of them.

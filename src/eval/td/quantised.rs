@@ -67,8 +67,9 @@ pub struct QuantisedNet {
     /// `Q1 · b1`, padded with zeros.
     b1: Accumulator,
     /// `w2 · 100 · 2^W2_BITS` by blocks of the units the heads read (the last hidden
-    /// layer's), padded with zeros: head φ is `w2[φ · head_blocks..(φ + 1) · head_blocks]`. Rounded to `i32`, held as `i64` so that the
-    /// dot product multiplies straight from memory, with no widening step per unit.
+    /// layer's), padded with zeros: head φ is `w2[φ · head_blocks..(φ + 1) ·
+    /// head_blocks]`. Rounded to `i32`, held as `i64` so that the dot product multiplies
+    /// straight from memory, with no widening step per unit.
     w2: Vec<[i64; BLOCK]>,
     /// `b2 · 100 · 2^(H_BITS + W2_BITS)`, one per phase.
     b2: Vec<i64>,
