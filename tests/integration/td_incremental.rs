@@ -86,16 +86,25 @@ fn random_two_layer_weights<G: Inputs>(
     w
 }
 
-/// The float network's output logit, computed the plain way (both hidden layers).
-fn float_logit<G: Inputs>(weights: &MlpWeights, pos: &G) -> f64 {
+/// For the plain computations: the number of inputs of `weights`' input set, those of
+/// them active in `pos`, and `pos`'s phase among the network's heads.
+fn plain_inputs<G: Inputs>(weights: &MlpWeights, pos: &G) -> (usize, Vec<usize>, usize) {
     let set = weights.validate::<G>().unwrap();
-    let inputs = G::INPUT_SETS[set].inputs;
-    let active = evalearn::eval::td::active_inputs(pos, set);
     let phase = if weights.phases == 1 {
         0
     } else {
         pos.phase(weights.phases)
     };
+    (
+        G::INPUT_SETS[set].inputs,
+        evalearn::eval::td::active_inputs(pos, set),
+        phase,
+    )
+}
+
+/// The float network's output logit, computed the plain way (both hidden layers).
+fn float_logit<G: Inputs>(weights: &MlpWeights, pos: &G) -> f64 {
+    let (inputs, active, phase) = plain_inputs(weights, pos);
     let sigmoid = |x: f64| 1.0 / (1.0 + (-x).exp());
     let mut h: Vec<f64> = (0..weights.hidden)
         .map(|j| {
@@ -376,14 +385,7 @@ fn plain_integer_value<G: Inputs>(weights: &MlpWeights, shift1: u32, pos: &G) ->
     let q1 = (1u32 << shift1) as f32;
     let span = 12i32 << shift1;
     let quantise = |w: f32| i32::from((w * q1).round() as i16);
-    let set = weights.validate::<G>().unwrap();
-    let inputs = G::INPUT_SETS[set].inputs;
-    let active = evalearn::eval::td::active_inputs(pos, set);
-    let phase = if weights.phases == 1 {
-        0
-    } else {
-        pos.phase(weights.phases)
-    };
+    let (inputs, active, phase) = plain_inputs(weights, pos);
     let w2_scale = evalearn::eval::td::CENTI_PER_LOGIT * (1u32 << W2_BITS) as f32;
     let b2_scale = 100.0 * f64::from(1u32 << (H_BITS + W2_BITS));
     let h: Vec<u16> = (0..weights.hidden)

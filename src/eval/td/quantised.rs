@@ -77,8 +77,6 @@ pub struct QuantisedNet {
     /// `i16` sum `s`: indexed by the sum's bits, a lookup needs no clamp and no bounds
     /// check (128 KB, of which the ±12·Q1 entries around 0 and the ends are read).
     sigmoid: Box<[u16; 1 << 16]>,
-    /// Units of the second hidden layer (0 without one).
-    hidden2: usize,
     /// Blocks of [`BLOCK`] units the heads read: `blocks`, or the second hidden layer's
     /// units rounded up, divided by 16.
     head_blocks: usize,
@@ -86,7 +84,8 @@ pub struct QuantisedNet {
     /// `w_hidden2[j * head_blocks + c][k]` is the weight from first-layer unit `j` to
     /// second-layer unit `16c + k`. Empty without the layer.
     w_hidden2: Vec<[f32; BLOCK]>,
-    /// The second hidden layer's biases, padded with zeros (`head_blocks` blocks).
+    /// The second hidden layer's biases, padded with zeros (`head_blocks` blocks); empty
+    /// without the layer.
     b_hidden2: Vec<[f32; BLOCK]>,
     /// `sigmoid2[i]` = `round(σ(i / Q2 − 12) · 2^H_BITS)`: the second layer's activation
     /// on its grid (empty without the layer).
@@ -164,7 +163,6 @@ impl QuantisedNet {
                 .map(|&b| (f64::from(b) * b2_scale).round() as i64)
                 .collect(),
             sigmoid: table,
-            hidden2,
             head_blocks,
             w_hidden2: (0..hidden * head_blocks * usize::from(hidden2 > 0))
                 .map(|x| {
@@ -285,7 +283,7 @@ impl QuantisedNet {
         let phase = phase.min(self.phases - 1);
         let mut total = self.b2[phase];
         let head = &self.w2[phase * self.head_blocks..(phase + 1) * self.head_blocks];
-        if self.hidden2 == 0 {
+        if self.b_hidden2.is_empty() {
             for (sums, weights) in acc.iter().zip(head) {
                 // Units past `hidden` have weight 0.
                 for (&s, &w2) in sums.iter().zip(weights) {

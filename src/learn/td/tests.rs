@@ -410,6 +410,19 @@ fn corrupt_weights_are_rejected() {
     assert!(Mlp::<Brazilian>::from_weights(&w).is_err());
 }
 
+/// The payload an earlier build wrote for `w`, a network without a second hidden layer.
+fn v2_payload(w: &MlpWeights) -> td::MlpWeightsV2 {
+    td::MlpWeightsV2 {
+        features: w.features.clone(),
+        hidden: w.hidden,
+        phases: w.phases,
+        w1: w.w1.clone(),
+        b1: w.b1.clone(),
+        w2: w.w2.clone(),
+        b2: w.b2.clone(),
+    }
+}
+
 /// Model files written before output heads existed (payload [`MlpWeightsV1`]) load as
 /// one phase and evaluate as they did; those written before the second hidden layer
 /// ([`td::MlpWeightsV2`]) load without one; current files round-trip, with and without
@@ -447,15 +460,7 @@ fn model_files_of_both_layouts_load() {
 
     // Files written before the second hidden layer existed.
     let phased = Mlp::<Brazilian>::new_random_phased(6, 3, 4).weights();
-    let v2 = td::MlpWeightsV2 {
-        features: phased.features.clone(),
-        hidden: phased.hidden,
-        phases: phased.phases,
-        w1: phased.w1.clone(),
-        b1: phased.b1.clone(),
-        w2: phased.w2.clone(),
-        b2: phased.b2.clone(),
-    };
+    let v2 = v2_payload(&phased);
     let v2_path = dir.join("v2.bin");
     save_model(&v2_path, &mut header, &v2).unwrap();
     assert_eq!(load_weights(&v2_path, Some("brazilian")).unwrap().1, phased);
@@ -779,15 +784,7 @@ fn checkpoints_of_both_layouts_resume() {
     }
     let w = Mlp::<Brazilian>::new_random_phased(6, 2, 3).weights();
     let old = OldState {
-        weights: td::MlpWeightsV2 {
-            features: w.features.clone(),
-            hidden: w.hidden,
-            phases: w.phases,
-            w1: w.w1.clone(),
-            b1: w.b1.clone(),
-            w2: w.w2.clone(),
-            b2: w.b2.clone(),
-        },
+        weights: v2_payload(&w),
     };
     let bytes = crate::io::model::to_bytes(&old);
     assert_eq!(TdState::from_checkpoint(&bytes).unwrap().weights, w);
