@@ -351,9 +351,15 @@ fn integer_network_stays_within_a_few_centi_units_of_the_float_network() {
             deviation(&random_phased_weights::<Kalah>(48, 3, 6), &kalah),
             (6.0, 1.5),
         ),
+        (
+            "models/td-two-layer.bin",
+            deviation(&shipped_weights("models/td-two-layer.bin"), &draughts),
+            // 4.4 at most, mean 0.5 (2026-11-29).
+            (6.0, 1.0),
+        ),
         // Heads of ±3 per unit over 32 units make values of several thousand: the first
-        // layer's rounding passes through the second layer's slopes to 9.2 at most, mean
-        // 1.3 (2026-11-29; a network trained to 240,000 games: 3.7, mean 0.5).
+        // layer's rounding passes through the second layer's slopes to 10.2 at most, mean
+        // 1.3 (2026-11-29, the second layer in integers; 9.2 and 1.3 with it in f32).
         (
             "random pairs network with a second hidden layer of 32",
             deviation(
@@ -379,8 +385,13 @@ fn integer_network_stays_within_a_few_centi_units_of_the_float_network() {
 /// The integer network's value written the plain way, from the scales its module
 /// documents: each hidden sum the rounded weights of the active inputs added one by one,
 /// the activation `round(σ(clamp(s, ±12·Q1) / Q1) · 2^15)` computed, the output
-/// `b2 + Σ w2·h` in `i64`. Nothing shared with the evaluator but `sigmoid` and the scale.
-fn plain_integer_value<G: Inputs>(weights: &MlpWeights, shift1: u32, pos: &G) -> i32 {
+/// `b2 + Σ w2·h` in `i64`; the second hidden layer (if any) as its comment says. Nothing
+/// shared with the evaluator but `sigmoid` and the scales.
+fn plain_integer_value<G: Inputs>(
+    weights: &MlpWeights,
+    (shift1, shift2): (u32, u32),
+    pos: &G,
+) -> i32 {
     use evalearn::eval::td::quantised::{H_BITS, Q2, SPAN2, W2_BITS};
     let q1 = (1u32 << shift1) as f32;
     let span = 12i32 << shift1;
@@ -397,18 +408,23 @@ fn plain_integer_value<G: Inputs>(weights: &MlpWeights, shift1: u32, pos: &G) ->
             (evalearn::eval::td::sigmoid(clamped) * (1u32 << H_BITS) as f32).round() as u16
         })
         .collect();
-    // The second hidden layer: f32 sums in the order of the first layer's units, on the
-    // grid of 1/Q2 within ±SPAN2, then its table's value.
+    // The second hidden layer: integer sums of the weights times Q3 = 2^shift2 and the
+    // activations capped at 32,767, the bias times Q3 · 2^15, taken to the grid of 1/Q2
+    // within ±SPAN2 by rounding half up (in i64, which cannot overflow), then its table's
+    // value.
+    let q3 = (1u32 << shift2) as f32;
     let h2: Vec<u16> = (0..weights.hidden2())
         .map(|k| {
             let row = &weights.w_hidden2[k * weights.hidden..(k + 1) * weights.hidden];
-            let mut a = weights.b_hidden2[k];
+            let bias = f64::from(weights.b_hidden2[k]) * f64::from(1u32 << (shift2 + H_BITS));
+            let mut a = bias.round() as i64;
             for (&w, &h) in row.iter().zip(&h) {
-                a += w * (f32::from(h) / (1u32 << H_BITS) as f32);
+                a += i64::from((w * q3).round() as i16) * i64::from(h.min(32_767));
             }
-            let span2 = SPAN2 as f32;
-            let i = ((a.clamp(-span2, span2) + span2) * Q2 as f32 + 0.5) as usize;
-            let x = i as f32 / Q2 as f32 - span2;
+            let unit = 1i64 << (shift2 + H_BITS);
+            let grid = (a * Q2 as i64 + unit / 2).div_euclid(unit) + (SPAN2 * Q2) as i64;
+            let i = grid.clamp(0, (2 * SPAN2 * Q2) as i64);
+            let x = i as f32 / Q2 as f32 - SPAN2 as f32;
             (evalearn::eval::td::sigmoid(x) * (1u32 << H_BITS) as f32).round() as u16
         })
         .collect();
@@ -425,11 +441,11 @@ fn plain_integer_value<G: Inputs>(weights: &MlpWeights, shift1: u32, pos: &G) ->
 
 fn equals_plain_value<G: Inputs>(name: &str, weights: &MlpWeights, positions: &[G]) {
     let evaluator = TdEvaluator::<G>::from_weights(weights).unwrap();
-    let shift1 = evaluator.net().shift1();
+    let shifts = (evaluator.net().shift1(), evaluator.net().shift2());
     for pos in positions {
         assert_eq!(
             evaluator.evaluate(pos),
-            plain_integer_value(weights, shift1, pos),
+            plain_integer_value(weights, shifts, pos),
             "{name}: {}",
             pos.format_position()
         );
@@ -479,6 +495,27 @@ fn fast_integer_network_equals_the_plain_integer_computation() {
         let two = random_two_layer_weights::<Kalah>(0, 20, hidden2, 3, seed);
         equals_plain_value(&format!("{name}, 3 phases"), &two, &kalah);
     }
+}
+
+/// Second-layer weights too large for `Q3 = 2^12` get a smaller scale (the value still
+/// the plain computation's), and ones no `i32` sum can hold are refused with a message.
+#[test]
+fn large_second_layer_weights_get_a_smaller_scale_or_a_message() {
+    let draughts = random_positions::<Brazilian>(12, 4);
+    let mut two = random_two_layer_weights::<Brazilian>(BOARD_PAIRS, 48, 32, 1, 9);
+    let base = TdEvaluator::<Brazilian>::from_weights(&two)
+        .unwrap()
+        .net()
+        .shift2();
+    for v in two.w_hidden2.iter_mut() {
+        *v *= 40.0;
+    }
+    let evaluator = TdEvaluator::<Brazilian>::from_weights(&two).unwrap();
+    assert!(evaluator.net().shift2() + 5 <= base, "{base}");
+    equals_plain_value("second-layer weights × 40", &two, &draughts);
+    two.w_hidden2[7] = 1.0e6;
+    let error = TdEvaluator::<Brazilian>::from_weights(&two).unwrap_err();
+    assert!(error.contains("second-layer weights too large"), "{error}");
 }
 
 /// [`walk_agrees`] for every block count of hidden units (1 to 8).

@@ -15,13 +15,16 @@
 //!   times `2^23`, rounded to the nearest centi-unit. With several phases each head is
 //!   scaled so, and a position takes its phase's head ([`Inputs::phase`]): the
 //!   accumulators do not depend on the phase.
-//! - Second hidden layer (when the network has one): in `f32`, from the first layer's
-//!   table activations `h / 2^15` (exact), its weights as trained; each unit's sum
-//!   `a = b + Σ_j w_j · h_j` is added in the order of `j` (so the same bits on every
-//!   machine), clamped to ±12, taken to the grid of `1/Q2` (`Q2 = 256`) by
-//!   `i = ⌊(a + 12) · Q2 + ½⌋`, and its activation read from a second table,
-//!   `round(σ(i / Q2 − 12) · 2^15)`. The heads then read these activations with the
-//!   output scales above.
+//! - Second hidden layer (when the network has one): in integers. Its weights are
+//!   `w · Q3` (`Q3 = 2^shift2`) rounded to `i16`, its biases `b · Q3 · 2^15` to `i32`;
+//!   `Q3` is `2^12` unless a weight would not fit in an `i16` or some unit's largest
+//!   possible sum (its bias and its weights in absolute value times 32,767) in an `i32`,
+//!   then the largest power of two that fits. The first layer's activations enter as `min(h, 32,767)`, so each unit's
+//!   sum `a = B + Σ_j W_j · h_j` is exact in `i32` (`a / (Q3 · 2^15)` in the float
+//!   network's units), and pairs of products are what SSE2's `pmaddwd` adds. The sum is
+//!   taken to the grid of `1/Q2` (`Q2 = 256`) within ±12 by rounding half up, and the
+//!   unit's activation read from a second table, `round(σ(i / Q2 − 12) · 2^15)`. The
+//!   heads then read these activations with the output scales above.
 
 use super::{
     BLOCK, CENTI_PER_LOGIT, Inputs, MAX_ACTIVE, MAX_HIDDEN, MlpWeights, input_set, sigmoid,
@@ -37,8 +40,12 @@ pub const H_BITS: u32 = 15;
 pub const W2_BITS: u32 = 8;
 /// The sigmoid table covers hidden sums in ±`SPAN` (in units of the float network).
 const SPAN: i32 = 12;
+/// Largest scale of the second hidden layer's weights: `log2 Q3`.
+pub const MAX_SHIFT2: u32 = 12;
 /// The second hidden layer's sums are taken to a grid of `1/Q2` before its table.
 pub const Q2: usize = 256;
+/// `log2 Q2`.
+const Q2_BITS: u32 = Q2.trailing_zeros();
 /// Its table covers sums in ±`SPAN2`.
 pub const SPAN2: usize = 12;
 /// Blocks of [`BLOCK`] hidden units at most.
@@ -80,13 +87,15 @@ pub struct QuantisedNet {
     /// Blocks of [`BLOCK`] units the heads read: `blocks`, or the second hidden layer's
     /// units rounded up, divided by 16.
     head_blocks: usize,
-    /// The second hidden layer's weights transposed and padded with zeros:
-    /// `w_hidden2[j * head_blocks + c][k]` is the weight from first-layer unit `j` to
-    /// second-layer unit `16c + k`. Empty without the layer.
-    w_hidden2: Vec<[f32; BLOCK]>,
-    /// The second hidden layer's biases, padded with zeros (`head_blocks` blocks); empty
-    /// without the layer.
-    b_hidden2: Vec<[f32; BLOCK]>,
+    /// The second hidden layer's weights times `Q3`, by pairs of first-layer units and
+    /// padded with zeros: `w_hidden2[p * head_blocks + c][2k + r]` is the weight from
+    /// first-layer unit `2p + r` to second-layer unit `16c + k`. Empty without the layer.
+    w_hidden2: Vec<[i16; 2 * BLOCK]>,
+    /// The second hidden layer's biases times `Q3 · 2^H_BITS`, padded with zeros
+    /// (`head_blocks` blocks); empty without the layer.
+    b_hidden2: Vec<[i32; BLOCK]>,
+    /// `log2 Q3`.
+    shift2: u32,
     /// `sigmoid2[i]` = `round(σ(i / Q2 − 12) · 2^H_BITS)`: the second layer's activation
     /// on its grid (empty without the layer).
     sigmoid2: Vec<u16>,
@@ -124,6 +133,12 @@ impl QuantisedNet {
             }
             b1[j / BLOCK][j % BLOCK] = quantise(weights.b1[j]);
         }
+        let shift2 = second_layer_shift(weights).ok_or_else(|| {
+            "second-layer weights too large for the integer evaluator (a unit's sum may \
+             exceed the i32 range)"
+                .to_string()
+        })?;
+        let quantise2 = |w: f32| (w * (1u32 << shift2) as f32).round() as i16;
         let w2_scale = CENTI_PER_LOGIT * (1u32 << W2_BITS) as f32;
         let b2_scale = f64::from(CENTI_PER_LOGIT) * f64::from(1u32 << (H_BITS + W2_BITS));
         let span = SPAN << shift1;
@@ -164,14 +179,14 @@ impl QuantisedNet {
                 .collect(),
             sigmoid: table,
             head_blocks,
-            w_hidden2: (0..hidden * head_blocks * usize::from(hidden2 > 0))
+            w_hidden2: (0..hidden.div_ceil(2) * head_blocks * usize::from(hidden2 > 0))
                 .map(|x| {
-                    let (j, c) = (x / head_blocks, x % head_blocks);
-                    std::array::from_fn(|k| {
-                        let unit = c * BLOCK + k;
-                        match unit < hidden2 {
-                            true => weights.w_hidden2[unit * hidden + j],
-                            false => 0.0,
+                    let (p, c) = (x / head_blocks, x % head_blocks);
+                    std::array::from_fn(|i| {
+                        let (unit, j) = (c * BLOCK + i / 2, 2 * p + i % 2);
+                        match unit < hidden2 && j < hidden {
+                            true => quantise2(weights.w_hidden2[unit * hidden + j]),
+                            false => 0,
                         }
                     })
                 })
@@ -179,8 +194,14 @@ impl QuantisedNet {
             b_hidden2: weights
                 .b_hidden2
                 .chunks(BLOCK)
-                .map(|chunk| std::array::from_fn(|k| chunk.get(k).copied().unwrap_or(0.0)))
+                .map(|chunk| {
+                    std::array::from_fn(|k| {
+                        let b = chunk.get(k).copied().unwrap_or(0.0);
+                        (f64::from(b) * f64::from(1u32 << (shift2 + H_BITS))).round() as i32
+                    })
+                })
                 .collect(),
+            shift2,
             sigmoid2: match hidden2 {
                 0 => Vec::new(),
                 _ => (0..=2 * SPAN2 * Q2)
@@ -202,6 +223,11 @@ impl QuantisedNet {
     /// `log2` of the first-layer scale `Q1`.
     pub fn shift1(&self) -> u32 {
         self.shift1
+    }
+
+    /// `log2` of the second hidden layer's weight scale `Q3` (0 without the layer).
+    pub fn shift2(&self) -> u32 {
+        self.shift2
     }
 
     /// The sums of the active features `active` (each a feature index): `b1` plus their
@@ -324,26 +350,36 @@ impl QuantisedNet {
 
     #[inline(always)]
     fn second_layer_blocks<const N: usize>(&self, acc: &Accumulator) -> [[u16; BLOCK]; MAX_BLOCKS] {
-        let mut sums = [[0.0f32; BLOCK]; N];
-        for (s, b) in sums.iter_mut().zip(&self.b_hidden2) {
-            *s = *b;
+        let mut sums: [[i32; BLOCK]; N] = std::array::from_fn(|c| self.b_hidden2[c]);
+        // Activations at most 32,767, so that the products of `i16`s and the sums of two
+        // are what `pmaddwd` computes. Unit 2p + 1 past `hidden` (sum 0, activation ½) has
+        // weights 0.
+        let h = |j: usize| {
+            let bits = acc[j / BLOCK][j % BLOCK] as u16;
+            self.sigmoid[usize::from(bits)].min(i16::MAX as u16)
+        };
+        let mut pairs = [0u32; MAX_HIDDEN / 2];
+        for (p, pair) in pairs.iter_mut().enumerate().take(self.hidden.div_ceil(2)) {
+            *pair = u32::from(h(2 * p)) | u32::from(h(2 * p + 1)) << 16;
         }
-        let scale = 1.0 / (1u32 << H_BITS) as f32;
-        for (j, rows) in self.w_hidden2.chunks_exact(N).enumerate() {
-            let h = f32::from(self.sigmoid[usize::from(acc[j / BLOCK][j % BLOCK] as u16)]) * scale;
-            for (s, w) in sums.iter_mut().zip(rows) {
-                for k in 0..BLOCK {
-                    s[k] += w[k] * h;
-                }
-            }
-        }
+        let pairs = &pairs[..self.hidden.div_ceil(2)];
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: SSE2 is part of x86-64 itself: every CPU that runs this build has it.
+        unsafe {
+            pair_sums_sse2(&mut sums, &self.w_hidden2, pairs)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        pair_sums(&mut sums, &self.w_hidden2, pairs);
+        // From units of 1/(Q3 · 2^H_BITS) to the grid of 1/Q2 from −SPAN2, rounding half
+        // up: ⌊(s + 2^(shift−1)) / 2^shift⌋, halved first so that nothing overflows.
+        let shift = self.shift2 + H_BITS - Q2_BITS;
+        let half = 1 << (shift - 2);
+        let (mid, last) = ((SPAN2 * Q2) as i32, (2 * SPAN2 * Q2) as i32);
         let mut units = [[0u16; BLOCK]; MAX_BLOCKS];
-        let span = SPAN2 as f32;
         for (u, s) in units.iter_mut().zip(&sums) {
             for k in 0..BLOCK {
-                // In [0, 2·SPAN2·Q2] (a NaN, which finite weights cannot make, gives 0).
-                let i = ((s[k].clamp(-span, span) + span) * Q2 as f32 + 0.5) as usize;
-                u[k] = self.sigmoid2.get(i).copied().unwrap_or(0);
+                let i = (((s[k] >> 1) + half) >> (shift - 1)) + mid;
+                u[k] = self.sigmoid2[i.clamp(0, last) as usize];
             }
         }
         units
@@ -384,6 +420,67 @@ fn sub(sums: &mut [i16; BLOCK], column: &[i16; BLOCK]) {
     }
 }
 
+/// Adds to each of the second layer's `sums` (blocks of [`BLOCK`] units) its weights
+/// `rows` (by pairs of first-layer units, as [`QuantisedNet`] keeps them) times the
+/// first-layer activations `pairs` (unit 2p's in the low 16 bits of `pairs[p]`, unit
+/// 2p + 1's in the high ones). The plain form of [`pair_sums_sse2`].
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline(always)]
+fn pair_sums<const N: usize>(
+    sums: &mut [[i32; BLOCK]; N],
+    rows: &[[i16; 2 * BLOCK]],
+    pairs: &[u32],
+) {
+    for (rows, &pair) in rows.chunks_exact(N).zip(pairs) {
+        let (h0, h1) = (
+            i32::from(pair as u16 as i16),
+            i32::from((pair >> 16) as u16 as i16),
+        );
+        for (s, w) in sums.iter_mut().zip(rows) {
+            for k in 0..BLOCK {
+                s[k] += i32::from(w[2 * k]) * h0 + i32::from(w[2 * k + 1]) * h1;
+            }
+        }
+    }
+}
+
+/// [`pair_sums`] by SSE2's `pmaddwd`: one instruction multiplies four units' weights from
+/// a pair of first-layer units by the pair's activations and adds each unit's two
+/// products (the compiler, left to itself, spends two on it).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+fn pair_sums_sse2<const N: usize>(
+    sums: &mut [[i32; BLOCK]; N],
+    rows: &[[i16; 2 * BLOCK]],
+    pairs: &[u32],
+) {
+    use std::arch::x86_64::{__m128i, _mm_add_epi32, _mm_loadu_si128, _mm_madd_epi16};
+    use std::arch::x86_64::{_mm_set1_epi32, _mm_storeu_si128};
+    const LANES: usize = BLOCK / 4;
+    let mut acc: [[__m128i; LANES]; N] = std::array::from_fn(|c| {
+        std::array::from_fn(|q| {
+            // SAFETY: reads sums[c][4q..4q + 4], inside the block.
+            unsafe { _mm_loadu_si128(sums[c][4 * q..4 * q + 4].as_ptr().cast()) }
+        })
+    });
+    for (rows, &pair) in rows.chunks_exact(N).zip(pairs) {
+        let h = _mm_set1_epi32(pair as i32);
+        for (a, w) in acc.iter_mut().zip(rows) {
+            for (q, a) in a.iter_mut().enumerate() {
+                // SAFETY: reads w[8q..8q + 8], inside the row.
+                let x = unsafe { _mm_loadu_si128(w[8 * q..8 * q + 8].as_ptr().cast()) };
+                *a = _mm_add_epi32(*a, _mm_madd_epi16(x, h));
+            }
+        }
+    }
+    for (s, a) in sums.iter_mut().zip(&acc) {
+        for (q, a) in a.iter().enumerate() {
+            // SAFETY: writes s[4q..4q + 4], inside the block.
+            unsafe { _mm_storeu_si128(s[4 * q..4 * q + 4].as_mut_ptr().cast(), *a) };
+        }
+    }
+}
+
 /// The features of set `set` of a position from one side's point of view
 /// ([`Inputs::for_each_feature_as`]), listed on the stack.
 pub struct ActiveFeatures {
@@ -416,6 +513,27 @@ impl std::ops::Deref for ActiveFeatures {
     }
 }
 
+/// `log2 Q3`: [`MAX_SHIFT2`], or less if some second-layer unit's largest possible sum
+/// (its bias and its rounded weights in absolute value times 32,767) would not fit in an
+/// `i32` or a weight in an `i16`; 0 without the layer.
+fn second_layer_shift(weights: &MlpWeights) -> Option<u32> {
+    if weights.hidden2() == 0 {
+        return Some(0);
+    }
+    let hidden = weights.hidden;
+    let h_max = f64::from(i16::MAX);
+    (0..=MAX_SHIFT2).rev().find(|&shift| {
+        let q3 = f64::from(1u32 << shift);
+        (0..weights.hidden2()).all(|k| {
+            let row = &weights.w_hidden2[k * hidden..(k + 1) * hidden];
+            let rounded = || row.iter().map(|&w| (f64::from(w.abs()) * q3).round());
+            let bias = (f64::from(weights.b_hidden2[k].abs()) * q3 * (h_max + 1.0)).round();
+            rounded().all(|w| w <= h_max)
+                && rounded().sum::<f64>() * h_max + bias <= f64::from(i32::MAX)
+        })
+    })
+}
+
 /// `log2 Q1`: [`MAX_SHIFT1`], or less if some hidden unit's largest possible sum (of
 /// `max_active` of its `inputs` weights) would not fit in an `i16` (each rounded weight
 /// may be ½ larger in magnitude).
@@ -434,4 +552,49 @@ fn first_layer_shift(weights: &MlpWeights, inputs: usize, max_active: usize) -> 
     (0..=MAX_SHIFT1)
         .rev()
         .find(|&shift| largest * f64::from(1u32 << shift) + rounding <= f64::from(i16::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::RngExt as _;
+
+    /// The SSE2 sums equal the plain ones for every block count, with weights and
+    /// activations at their ends (a product of −32,768 and 32,767) and at random.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn pmaddwd_sums_equal_the_plain_sums() {
+        fn check<const N: usize>(rng: &mut crate::rng::Rng) {
+            for pairs_count in [1, 2, 24, 64] {
+                let rows: Vec<[i16; 2 * BLOCK]> = (0..pairs_count * N)
+                    .map(|x| {
+                        std::array::from_fn(|i| match (x, i) {
+                            (0, 0) => i16::MIN,
+                            (0, 1) => i16::MAX,
+                            _ => rng.random_range(-300..=300),
+                        })
+                    })
+                    .collect();
+                let pairs: Vec<u32> = (0..pairs_count)
+                    .map(|p| match p {
+                        0 => 0x7fff_7fff,
+                        _ => rng.random_range(0..=32_767) | rng.random_range(0..=32_767) << 16,
+                    })
+                    .collect();
+                let start: [[i32; BLOCK]; N] =
+                    std::array::from_fn(|_| std::array::from_fn(|_| rng.random_range(-1000..1000)));
+                let (mut plain, mut fast) = (start, start);
+                pair_sums(&mut plain, &rows, &pairs);
+                // SAFETY: SSE2 is part of x86-64.
+                unsafe { pair_sums_sse2(&mut fast, &rows, &pairs) };
+                assert_eq!(plain, fast, "{N} blocks, {pairs_count} pairs");
+            }
+        }
+        let mut rng = crate::rng::stream(7, 0);
+        check::<1>(&mut rng);
+        check::<2>(&mut rng);
+        check::<3>(&mut rng);
+        check::<7>(&mut rng);
+        check::<MAX_BLOCKS>(&mut rng);
+    }
 }
