@@ -509,9 +509,10 @@ const BLOCK: usize = 16;
 /// (clones share one [`QuantisedNet`]).
 ///
 /// It evaluates with the integer form of the network ([`quantised`]: `i16` first layer,
-/// sigmoid by table, a second hidden layer (if any) in `f32`, integer output), from
-/// scratch in [`Evaluator::evaluate`] or, inside a search, from the first-layer sums each
-/// searcher keeps along its path ([`incremental`]); both give the same value bit for bit. Speed comes from the inputs'
+/// sigmoid by table, a second hidden layer (if any) of `i16` weights and `i32` sums,
+/// integer output), from scratch in [`Evaluator::evaluate`] or, inside a search, from the
+/// first-layer sums each searcher keeps along its path ([`incremental`]); both give the
+/// same value bit for bit. Speed comes from the inputs'
 /// sparsity (draughts: at most 24 piece inputs and the side input are 1, the other
 /// 100-odd are 0): `W1·x` is the sum of the active inputs' `W1` columns, stored
 /// column-major in blocks of 16 hidden units, and one move changes only a few of them.

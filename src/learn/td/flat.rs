@@ -139,10 +139,9 @@ impl FlatNet {
 
     /// Units the heads read.
     fn head_inputs(&self) -> usize {
-        if self.bh2.is_empty() {
-            self.hidden
-        } else {
-            self.bh2.len()
+        match self.hidden2() {
+            0 => self.hidden,
+            n => n,
         }
     }
 

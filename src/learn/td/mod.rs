@@ -208,7 +208,6 @@ impl<G: TrainGame + Inputs> LearnerKind<G> for Td {
         let settings: TdSettings = config.section("td").map_err(|e| e.to_string())?;
         let state = TdState::from_checkpoint(state)?;
         let set = state.weights.validate::<G>()?;
-
         let wanted = settings.input_set::<G>()?;
         if set != wanted {
             return Err(format!(

@@ -367,16 +367,7 @@ fn corrupt_weights_are_rejected() {
     let mut w = good.clone();
     w.features = "samuel-v1".into();
     bad.push(w);
-    let two = TdState::new::<Brazilian>(
-        0,
-        &TdSettings {
-            hidden: 32,
-            hidden2: 8,
-            ..TdSettings::default()
-        },
-        3,
-    )
-    .weights;
+    let two = two_layer_state(8, 1, 3).weights;
     assert!(two.validate::<Brazilian>().is_ok());
     let mut w = two.clone();
     w.w_hidden2.pop();
@@ -408,6 +399,18 @@ fn corrupt_weights_are_rejected() {
         "b1":[0],"w2":[0],"b2":[0],"w_hidden2":[],"b_hidden2":[]}"#;
     let w: MlpWeights = serde_json::from_str(short_json).unwrap();
     assert!(Mlp::<Brazilian>::from_weights(&w).is_err());
+}
+
+/// A random network of 32 hidden units, a second hidden layer of `hidden2` and `phases`
+/// heads, drawn from `seed`.
+fn two_layer_state(hidden2: usize, phases: usize, seed: u64) -> TdState {
+    let settings = TdSettings {
+        hidden: 32,
+        hidden2,
+        phases,
+        ..TdSettings::default()
+    };
+    TdState::new::<Brazilian>(0, &settings, seed)
 }
 
 /// The payload an earlier build wrote for `w`, a network without a second hidden layer.
@@ -465,17 +468,7 @@ fn model_files_of_both_layouts_load() {
     save_model(&v2_path, &mut header, &v2).unwrap();
     assert_eq!(load_weights(&v2_path, Some("brazilian")).unwrap().1, phased);
 
-    let two = TdState::new::<Brazilian>(
-        0,
-        &TdSettings {
-            hidden: 32,
-            hidden2: 16,
-            phases: 2,
-            ..TdSettings::default()
-        },
-        5,
-    )
-    .weights;
+    let two = two_layer_state(16, 2, 5).weights;
     for (name, weights) in [("phased", &phased), ("two", &two)] {
         let new_path = dir.join(format!("{name}.bin"));
         save_model(&new_path, &mut header, weights).unwrap();
@@ -788,15 +781,7 @@ fn checkpoints_of_both_layouts_resume() {
     };
     let bytes = crate::io::model::to_bytes(&old);
     assert_eq!(TdState::from_checkpoint(&bytes).unwrap().weights, w);
-    let two = TdState::new::<Brazilian>(
-        0,
-        &TdSettings {
-            hidden: 32,
-            hidden2: 4,
-            ..TdSettings::default()
-        },
-        1,
-    );
+    let two = two_layer_state(4, 1, 1);
     let bytes = crate::io::model::to_bytes(&two);
     assert_eq!(TdState::from_checkpoint(&bytes).unwrap(), two);
     let other = crate::io::model::to_bytes(&(1u32, "not a learner state"));
