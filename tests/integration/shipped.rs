@@ -24,6 +24,7 @@ fn shipped_configs_parse() {
         ("td", "td"),
         ("td-pairs", "td"),
         ("td-two-layer", "td"),
+        ("td-wide", "td"),
         ("kalah-samuel", "samuel"),
         ("kalah-glem", "glem"),
         ("kalah-td", "td"),
@@ -91,6 +92,8 @@ fn shipped_models_come_from_shipped_configs() {
     shipped_model::<Brazilian>("td-pairs", "td");
     // The same with a second hidden layer.
     shipped_model::<Brazilian>("td-two-layer", "td");
+    // Both hidden layers wider (64 → 48).
+    shipped_model::<Brazilian>("td-wide", "td");
     // The Kalah(6,4) model of docs/kalah.md: the TD(λ) run's.
     shipped_model_of::<Kalah>("kalah-6-4", "kalah-6-4-td", "td");
 }
