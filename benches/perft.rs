@@ -1,7 +1,7 @@
 use criterion::{Criterion, criterion_group, criterion_main};
-use evalearn::game::brazilian::Brazilian;
-use evalearn::game::kalah::Kalah;
 use evalearn::game::{Game, perft::perft};
+use evalearn::games::brazilian::Brazilian;
+use evalearn::games::kalah::Kalah;
 
 fn bench_perft(c: &mut Criterion) {
     let start = Brazilian::start();

@@ -5,9 +5,9 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use evalearn::eval::Evaluator;
 use evalearn::eval::spec::EvalSpec;
-use evalearn::game::brazilian::Brazilian;
-use evalearn::game::kalah::Kalah;
-use evalearn::game::kalah::evaluators::KalahEval;
+use evalearn::games::brazilian::Brazilian;
+use evalearn::games::kalah::Kalah;
+use evalearn::games::kalah::evaluators::KalahEval;
 use evalearn::search::bench;
 
 fn bench_search(c: &mut Criterion) {

@@ -8,8 +8,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use evalearn::arena::openings::random_openings;
 use evalearn::arena::players::Engine;
 use evalearn::game::Game;
-use evalearn::game::brazilian::Brazilian;
-use evalearn::game::brazilian::Material;
+use evalearn::games::brazilian::Brazilian;
+use evalearn::games::brazilian::Material;
 use evalearn::search::Limits;
 use evalearn::selfplay::{self, SelfPlayConfig, Shard};
 

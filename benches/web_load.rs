@@ -49,7 +49,7 @@ fn main() {
         ..Config::default()
     };
     let app = App::new(
-        evalearn::game::registry::web_games(),
+        evalearn::games::registry::web_games(),
         config,
         Arc::new(RealClock::new()),
     );

@@ -26,7 +26,7 @@ use evalearn::arena::stats::MatchTally;
 use evalearn::eval::linear::{self, Features, Linear, LinearWeights, MAX_FEATURES, feature_count};
 use evalearn::eval::spec::{AnyEvaluator, load_model_file};
 use evalearn::game::Game;
-use evalearn::game::brazilian::Brazilian;
+use evalearn::games::brazilian::Brazilian;
 use evalearn::io::dataset::DatasetGame;
 use evalearn::io::model::{ModelError, ModelHeader, from_bytes, save_model, to_bytes};
 use evalearn::learn::config::{ConfigError, TrainConfig, TrainingSettings, read_section};

@@ -3,9 +3,7 @@
 //! The rooms, from the ground floor up (each uses only those below it; docs/architecture.md):
 //! - [`rng`]: seeded random streams, one per game or position.
 //! - [`game`]: the [`game::Game`] trait and what every game shares (sides, outcomes, move
-//!   lists, game records with the draw rules, perft); each game's folder
-//!   ([`game::brazilian`], [`game::kalah`]) holds everything of that game, and
-//!   [`game::registry`] lists them.
+//!   lists, game records with the draw rules, perft).
 //! - [`io`]: model files, datasets and book files.
 //! - [`eval`]: the [`eval::Evaluator`] trait, the learned evaluators' run-time halves and
 //!   the inputs a game provides for them, model files as evaluators.
@@ -17,6 +15,8 @@
 //! - [`learn`]: the training loop and the learners (Samuel, GLEM, TD(λ)).
 //! - [`web`]: `evalearn serve`, the browser front end.
 //! - [`cli`]: the `evalearn` command line.
+//! - [`games`]: the games, each in its folder ([`games::brazilian`], [`games::kalah`])
+//!   with everything of that game, and [`games::registry`], which lists them.
 //!
 //! `examples/` shows the library used from outside: a game (`connect_four.rs`) and a
 //! learner (`custom_learner.rs`) that evalearn does not ship.
@@ -27,6 +27,7 @@ pub mod book;
 pub mod cli;
 pub mod eval;
 pub mod game;
+pub mod games;
 pub mod io;
 pub mod learn;
 pub mod rng;

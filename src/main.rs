@@ -4,7 +4,7 @@ fn main() -> std::process::ExitCode {
         return std::process::ExitCode::from(2);
     }
     quiet_on_closed_pipe();
-    evalearn::cli::run(&evalearn::game::registry::GAMES)
+    evalearn::cli::run(&evalearn::games::registry::GAMES)
 }
 
 /// `evalearn model info M | head` closes stdout early; `println!` then panics. The output

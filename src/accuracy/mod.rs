@@ -2,7 +2,8 @@
 //! endgame database, the Kalah solver) rather than against another evaluator.
 //!
 //! A sample is a list of [`Case`]s: a position, its exact value and the exact value of
-//! each of its moves ([`draughts`] and [`kalah`] build them). For each search depth the
+//! each of its moves (each game builds them: [`cases::AccuracyGame`] for `evalearn
+//! accuracy`, [`heldout::HeldOutGame`] for training). For each search depth the
 //! evaluator's searcher chooses a move in every case; the figures are the share of cases
 //! whose chosen move keeps the position's value (optimal-move rate) and the mean value
 //! lost per move. Depth 0 is the static evaluation's own choice: every move's result
@@ -16,6 +17,7 @@
 //! draughts 1 win, 0 draw, −1 loss (so losing a win for a draw costs 1, for a loss 2).
 //! Intervals are 95%: Wilson's for rates, the normal approximation for means.
 
+pub mod cases;
 pub mod heldout;
 
 use std::sync::Arc;

@@ -179,8 +179,8 @@ impl MarginSummary {
 mod tests {
     use super::*;
     use crate::arena::stats::GameResult;
-    use crate::game::brazilian::Brazilian;
-    use crate::game::kalah::{Kalah, KalahRules};
+    use crate::games::brazilian::Brazilian;
+    use crate::games::kalah::{Kalah, KalahRules};
     use crate::io::dataset::DatasetGame;
 
     fn finished(text: &str, reason: EndReason) -> DatasetGame<Kalah> {

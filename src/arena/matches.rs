@@ -254,7 +254,7 @@ pub fn run_match<G: Game, A: Contender<G>, B: Contender<G>>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::brazilian::Brazilian;
+    use crate::games::brazilian::Brazilian;
     use crate::search::time::SimulatedClock;
 
     #[test]

@@ -145,7 +145,7 @@ fn non_empty<G>(openings: Vec<G>, path: &Path) -> Result<Vec<G>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::brazilian::Brazilian;
+    use crate::games::brazilian::Brazilian;
 
     fn random_openings(count: usize, plies: u32, seed: u64) -> Result<Vec<Brazilian>, String> {
         super::random_openings(Brazilian::start(), count, plies, seed)

@@ -233,8 +233,8 @@ pub fn build<G: Game, E: Evaluator<G> + Clone>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::brazilian::Brazilian;
-    use crate::game::brazilian::Material;
+    use crate::games::brazilian::Brazilian;
+    use crate::games::brazilian::Material;
 
     fn config(threads: usize) -> BuildConfig {
         BuildConfig {

@@ -326,7 +326,7 @@ impl<G: Game> Book<G> {
 mod tests {
     use super::*;
     use crate::game::MoveList;
-    use crate::game::brazilian::Brazilian;
+    use crate::games::brazilian::Brazilian;
 
     /// A book of the start (its first two moves) and of the position after the first.
     fn small_book() -> Book<Brazilian> {

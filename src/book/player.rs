@@ -100,8 +100,8 @@ mod tests {
     use super::*;
     use crate::book::BookMove;
     use crate::game::MoveList;
-    use crate::game::brazilian::Brazilian;
-    use crate::game::brazilian::Material;
+    use crate::games::brazilian::Brazilian;
+    use crate::games::brazilian::Material;
     use crate::search::{SearchConfig, Searcher};
 
     #[test]

@@ -2,20 +2,19 @@
 //! exact values are known (the draughts endgame database; Kalah positions solved
 //! exactly). See [`crate::accuracy`] for what is measured.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 
 use super::args::{GameArg, SolverDbArgs, eval_spec, load_evaluator};
-use super::egdb::{EgdbOption, SharedTablebase};
+use super::egdb::EgdbOption;
 use super::games::{Games, Job};
-use super::{CliError, CliGame};
+use super::{CliError, CliGame, interrupt};
+use crate::accuracy::cases::{AccuracyError, AccuracyOptions};
 use crate::accuracy::{self, Case, Probability, Report, Settings};
 use crate::eval::spec::{AnyEvaluator, EvalSpec};
 use crate::eval::{EvalGame, Evaluator};
-use crate::game::Game;
-use crate::io::dataset::Dataset;
-use crate::search::MAX_PLY;
+use crate::search::{MAX_PLY, SharedTablebase};
 
 /// Most positions a run measures.
 const MAX_POSITIONS: u64 = 1_000_000;
@@ -80,6 +79,50 @@ pub struct AccuracyArgs {
     pub force: bool,
 }
 
+impl AccuracyArgs {
+    /// The options the game draws its positions by.
+    fn options(&self) -> AccuracyOptions {
+        AccuracyOptions {
+            egdb: self.egdb.clone(),
+            positions: self.positions,
+            seed: self.seed,
+            mix: self.mix.clone(),
+            from: self.from.clone(),
+            max_pit_stones: self.max_pit_stones,
+            tt_mb: self.tt_mb,
+            db_dir: self.db.db_dir.clone(),
+            db_stones: self.db.db_stones,
+        }
+    }
+}
+
+/// A game's refusal as the command's: its message, and exit status 2 (input), 1
+/// (failure) or 130 (Ctrl-C).
+impl From<AccuracyError> for CliError {
+    fn from(error: AccuracyError) -> CliError {
+        match error {
+            AccuracyError::Input(message) => CliError::input(message),
+            AccuracyError::Failure(message) => CliError::failure(message),
+            AccuracyError::Stopped(message) => CliError {
+                message,
+                status: interrupt::STATUS,
+            },
+        }
+    }
+}
+
+/// The command line's errors met while a game draws its positions (its databases opened,
+/// Ctrl-C), kept as they are: the same message and exit status once turned back.
+impl From<CliError> for AccuracyError {
+    fn from(error: CliError) -> AccuracyError {
+        match error.status {
+            2 => AccuracyError::Input(error.message),
+            interrupt::STATUS => AccuracyError::Stopped(error.message),
+            _ => AccuracyError::Failure(error.message),
+        }
+    }
+}
+
 pub fn accuracy(games: &Games, args: AccuracyArgs) -> Result<(), CliError> {
     if let Some(path) = &args.json {
         super::args::check_new_output("--json", path, args.force)?;
@@ -98,15 +141,17 @@ pub fn accuracy(games: &Games, args: AccuracyArgs) -> Result<(), CliError> {
     games.run(&game, Job::Accuracy(Box::new(args), spec))
 }
 
-/// `accuracy` for game `G`: the game draws the positions ([`AccuracyGame`]), the
-/// evaluator's searches are measured on them.
+/// `accuracy` for game `G`: the game draws the positions
+/// ([`crate::accuracy::cases::AccuracyGame`]), the evaluator's searches are measured on
+/// them.
 pub(super) fn accuracy_of<G: CliGame>(
     variant: G::Variant,
     args: AccuracyArgs,
     spec: EvalSpec,
 ) -> Result<(), CliError> {
     let depths = parse_depths(&args.depths)?;
-    G::check_accuracy_args(variant, &args)?;
+    let options = args.options();
+    G::check_accuracy_options(variant, &options)?;
     let evaluator = load_evaluator::<G>(variant, &spec)?.0;
     let settings = Settings {
         depths,
@@ -128,7 +173,7 @@ pub(super) fn accuracy_of<G: CliGame>(
         .load::<G>()?,
         None => None,
     };
-    let (cases, units) = pool.install(|| G::accuracy_cases(variant, &args))?;
+    let (cases, units) = pool.install(|| G::accuracy_cases(variant, &options))?;
     let report = pool.install(|| measure(&cases, &evaluator, &settings, tablebase.as_ref()));
     println!("evaluator {spec}");
     print!("{}", report.text(units));
@@ -138,31 +183,6 @@ pub(super) fn accuracy_of<G: CliGame>(
             .map_err(|e| CliError::failure(format!("cannot write {}: {e}", path.display())))?;
     }
     Ok(())
-}
-
-/// What `accuracy` needs of a game: positions with exact values, drawn as the command's
-/// options say (from an endgame database, or solved). A game without exact values keeps
-/// the defaults.
-pub trait AccuracyGame: EvalGame {
-    /// Refuses options of `args` that do not apply to this game, before anything is
-    /// loaded.
-    fn check_accuracy_args(variant: Self::Variant, args: &AccuracyArgs) -> Result<(), CliError> {
-        let _ = (variant, args);
-        Ok(())
-    }
-
-    /// The positions measured, with their exact values, and what the values count (in
-    /// words: `stones`, `result steps`). Lines about where they come from go to stdout.
-    fn accuracy_cases(
-        variant: Self::Variant,
-        args: &AccuracyArgs,
-    ) -> Result<(Vec<Case<Self>>, &'static str), CliError> {
-        let _ = (variant, args);
-        Err(CliError::input(format!(
-            "--game {}: no positions with exact values (no endgame database, no solver)",
-            Self::NAME
-        )))
-    }
 }
 
 /// Reads `--depths`: comma-separated depths, each at most the search's limit.
@@ -191,20 +211,6 @@ fn parse_depths(text: &str) -> Result<Vec<u32>, CliError> {
         )));
     }
     Ok(depths)
-}
-
-/// Positions of a dataset of game `G` (its variant's exact name).
-pub fn dataset_positions<G: Game>(path: &Path, variant: &str) -> Result<Vec<G>, CliError> {
-    let dataset = Dataset::<G>::read(path, Some(variant))
-        .map_err(|e| CliError::input(format!("--from: {e}")))?;
-    if let Some(warning) = &dataset.warning {
-        eprintln!("warning: {warning}");
-    }
-    Ok(dataset
-        .games
-        .into_iter()
-        .flat_map(|g| g.positions)
-        .collect())
 }
 
 fn measure<G: EvalGame>(

@@ -1,14 +1,12 @@
-//! `--egdb DIR` / `--no-egdb`, the endgame database option of the playing commands, and
-//! [`EgdbGame`], what a game with endgame databases provides for it.
+//! `--egdb DIR` / `--no-egdb`, the endgame database option of the playing commands; what
+//! a game with endgame databases provides for it is its [`EgdbGame`].
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
 
 use clap::Args;
 
 use super::CliError;
-use crate::game::Game;
-use crate::search::Tablebase;
+use crate::search::{EgdbGame, SharedTablebase};
 
 /// The folder used without `--egdb`: `$EVALEARN_EGDB` if set (empty: none), else
 /// [`DEFAULT_DIR`] in the current folder.
@@ -31,38 +29,12 @@ pub struct EgdbOption {
     pub no_egdb: bool,
 }
 
-/// An endgame database as the searchers of a command share it.
-pub type SharedTablebase<G> = Arc<dyn Tablebase<G>>;
-
-/// A game's endgame databases, if it has them: a game without them keeps the defaults
-/// (`--egdb` is then refused).
-pub trait EgdbGame: Game {
-    /// The folder read without `--egdb` (when it exists; `$EVALEARN_EGDB` replaces it);
-    /// `None` for a game without endgame databases.
-    const DEFAULT_DIR: Option<&'static str> = None;
-    /// Opens the database in `dir`: the database if any slice loaded, the problems met,
-    /// and a one-line summary.
-    fn open_tablebase(dir: &Path) -> Result<OpenedTablebase<Self>, String> {
-        Err(format!(
-            "--egdb {}: {} has no endgame databases",
-            dir.display(),
-            Self::NAME
-        ))
-    }
-}
-
-pub struct OpenedTablebase<G: Game> {
-    pub tablebase: Option<Arc<dyn Tablebase<G>>>,
-    pub problems: Vec<String>,
-    pub summary: String,
-}
-
 impl EgdbOption {
     /// The database the command plays with: `--egdb DIR` (which must be a folder), else
     /// the default folder if it exists (and the game has databases), else none. Problems
     /// with its slices are reported on stderr and the command plays on without the
     /// damaged slices (or without any).
-    pub fn load<G: EgdbGame>(&self) -> Result<Option<Arc<dyn Tablebase<G>>>, CliError> {
+    pub fn load<G: EgdbGame>(&self) -> Result<Option<SharedTablebase<G>>, CliError> {
         let (tablebase, notes) = self.open::<G>()?;
         for note in notes {
             eprintln!("{note}");

@@ -1,4 +1,4 @@
-//! The games the command line offers. The registry ([`crate::game::registry`]) makes one
+//! The games the command line offers. The registry ([`crate::games::registry`]) makes one
 //! [`Games`] value — a [`Handle`] per game and the games' own subcommands — and hands it
 //! to [`super::run`]; every command chooses its game through it, so no command names a
 //! game. A command generic over the game is one [`Job`]: the handle of the chosen game

@@ -25,6 +25,7 @@ pub(crate) use games::{Handle, OwnCommands};
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+use crate::accuracy::cases::AccuracyGame;
 use crate::accuracy::heldout::HeldOutGame;
 use crate::arena::perfect::PerfectGame;
 use crate::arena::players::EngineProtocol;
@@ -32,6 +33,7 @@ use crate::eval::EvalGame;
 use crate::game::GameFile;
 use crate::game::view::Terminal;
 use crate::learn::TrainGame;
+use crate::search::EgdbGame;
 use crate::search::bench::Bench;
 use crate::web::WebGame;
 
@@ -121,7 +123,7 @@ impl CliError {
 }
 
 /// Parses the arguments, runs the command and returns the exit status. `games` are the
-/// games offered (the registry's: [`crate::game::registry::GAMES`]), with their own
+/// games offered (the registry's: [`crate::games::registry::GAMES`]), with their own
 /// subcommands.
 pub fn run(games: &Games) -> ExitCode {
     let own = games.own();
@@ -169,9 +171,9 @@ fn run_command(games: &Games, command: Command) -> Result<(), CliError> {
 /// folder: evaluation ([`EvalGame`]), its files ([`GameFile`]) and texts for people
 /// ([`Terminal`]), its bench positions ([`Bench`]), learning ([`TrainGame`]), and what
 /// some games have and others keep the defaults of — external engines
-/// ([`EngineProtocol`]), endgame databases ([`egdb::EgdbGame`]), a perfect player
+/// ([`EngineProtocol`]), endgame databases ([`EgdbGame`]), a perfect player
 /// ([`PerfectGame`]), positions with exact values ([`HeldOutGame`],
-/// [`accuracy::AccuracyGame`]) — and the browser's view of it ([`WebGame`]).
+/// [`AccuracyGame`]) — and the browser's view of it ([`WebGame`]).
 pub(crate) trait CliGame:
     EvalGame
     + GameFile
@@ -179,10 +181,10 @@ pub(crate) trait CliGame:
     + Bench
     + TrainGame
     + EngineProtocol
-    + egdb::EgdbGame
+    + EgdbGame
     + PerfectGame
     + HeldOutGame
-    + accuracy::AccuracyGame
+    + AccuracyGame
     + WebGame
 {
 }
@@ -194,10 +196,10 @@ impl<G> CliGame for G where
         + Bench
         + TrainGame
         + EngineProtocol
-        + egdb::EgdbGame
+        + EgdbGame
         + PerfectGame
         + HeldOutGame
-        + accuracy::AccuracyGame
+        + AccuracyGame
         + WebGame
 {
 }

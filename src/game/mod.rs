@@ -1,6 +1,6 @@
-//! Games evalearn plays and learns: the [`Game`] trait that search, self-play, learners
+//! The foundation of every game: the [`Game`] trait that search, self-play, learners
 //! and matches are generic over, and what every game shares (sides, outcomes, move
-//! lists, game records, perft).
+//! lists, game records, perft). The games themselves are in [`crate::games`].
 //!
 //! A `Game` value *is* a position (as in shakmaty's `Position`): small, `Copy`, and
 //! advanced by copy-make. A move is one whole turn of one player — for Kalah that is a
@@ -8,12 +8,9 @@
 //! in one's own store) — so after every move the other side is to move and negamax needs
 //! no special case.
 
-pub mod brazilian;
-pub mod kalah;
 mod movelist;
 pub mod perft;
 mod record;
-pub mod registry;
 mod spec;
 pub mod view;
 

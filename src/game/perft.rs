@@ -50,7 +50,7 @@ fn count<G: Game>(pos: &G, depth: u32, lists: &mut [G::Moves]) -> u64 {
 mod tests {
     use super::*;
     use crate::game::MoveList;
-    use crate::game::brazilian::Brazilian;
+    use crate::games::brazilian::Brazilian;
     use rand::rngs::Xoshiro256PlusPlus;
     use rand::{RngExt, SeedableRng};
 
@@ -103,7 +103,7 @@ mod tests {
     #[test]
     fn draughts_perft_matches_the_plain_walk_on_crowded_boards() {
         use crate::game::Side;
-        use crate::game::brazilian::{Piece, Square};
+        use crate::games::brazilian::{Piece, Square};
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x5EED_CAFE);
         let mut long_captures = 0;
         for _ in 0..20_000 {

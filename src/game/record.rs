@@ -193,7 +193,7 @@ impl<G: Game> GameRecord<G> {
 mod tests {
     use super::*;
     use crate::game::MoveList;
-    use crate::game::brazilian::Brazilian;
+    use crate::games::brazilian::Brazilian;
 
     fn play_all(record: &mut GameRecord<Brazilian>, moves: &[&str]) {
         for text in moves {

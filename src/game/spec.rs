@@ -1,7 +1,7 @@
 //! Which game a command, a config or a model file is about, chosen at run time:
 //! `--game brazilian`, `--game kalah`, `--game kalah:6:4:empty-capture` (the game's name,
 //! then its rule options, [`Game::parse_variant`]). The list of games a program offers
-//! is the registry's ([`crate::game::registry`]); a `GameSpec` names one of them and its
+//! is the registry's ([`crate::games::registry`]); a `GameSpec` names one of them and its
 //! variant without knowing its type.
 
 use std::fmt;

@@ -460,7 +460,7 @@ pub fn read<G: Game>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::brazilian::Brazilian;
+    use crate::games::brazilian::Brazilian;
 
     fn sample() -> Vec<u8> {
         let start = Brazilian::start();

@@ -7,8 +7,6 @@ use serde::{Deserialize, Serialize};
 
 use super::config::TrainConfig;
 use super::iteration::StageSeconds;
-use super::learner::{IterationReport, TrainGame};
-use super::train::RunState;
 use crate::accuracy::heldout::HeldOutFigures;
 use crate::arena::margins::MarginSummary;
 use crate::arena::stats::Estimate;
@@ -93,31 +91,6 @@ pub struct MetricsLine {
 }
 
 impl MetricsLine {
-    /// The line of the iteration `state` has just finished, as `report` tells it; no
-    /// evaluation yet, no time.
-    pub(super) fn new<G: TrainGame>(state: &RunState<G>, report: IterationReport) -> MetricsLine {
-        MetricsLine {
-            iteration: state.iteration,
-            games: state.games,
-            positions: state.positions,
-            loss_before: report.loss_before,
-            loss: report.loss,
-            val_loss: None,
-            eval_games: None,
-            score: None,
-            elo: None,
-            elo_low: None,
-            elo_high: None,
-            margin: None,
-            margin_low: None,
-            margin_high: None,
-            held_out: None,
-            elapsed_s: 0.0,
-            stages: None,
-            detail: report.detail,
-        }
-    }
-
     pub(super) fn record_evaluation(
         &mut self,
         estimate: &Estimate,

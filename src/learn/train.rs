@@ -23,7 +23,7 @@ pub use super::files::{CHECKPOINT_KIND, Checkpoint, MetricsLine};
 use super::files::{Metrics, describe, read_checkpoint, write_checkpoint};
 use super::iteration::exploration;
 pub use super::iteration::{GameSource, Iteration, Stage, StageSeconds};
-use super::learner::{Learner, LearnerKind, TrainGame, find_learner};
+use super::learner::{IterationReport, Learner, LearnerKind, TrainGame, find_learner};
 use super::plot::{CurvePoint, learning_curve_svg};
 pub use super::shard::{
     GameSupply, RecordedGames, ShardPlan, next_iteration, next_split_iteration, plan_shard,
@@ -176,6 +176,31 @@ impl<G: TrainGame> RunState<G> {
             validation: checkpoint.validation,
             best_val_loss: checkpoint.best_val_loss,
         })
+    }
+
+    /// The metrics line of the iteration just finished, as `report` tells it; no
+    /// evaluation yet, no time.
+    fn metrics_line(&self, report: IterationReport) -> MetricsLine {
+        MetricsLine {
+            iteration: self.iteration,
+            games: self.games,
+            positions: self.positions,
+            loss_before: report.loss_before,
+            loss: report.loss,
+            val_loss: None,
+            eval_games: None,
+            score: None,
+            elo: None,
+            elo_low: None,
+            elo_high: None,
+            margin: None,
+            margin_low: None,
+            margin_high: None,
+            held_out: None,
+            elapsed_s: 0.0,
+            stages: None,
+            detail: report.detail,
+        }
     }
 
     /// What the checkpoint file keeps of it.
@@ -400,7 +425,7 @@ impl<'a, G: TrainGame> Run<'a, G> {
         if let Some(v) = val_loss.filter(|_| improved) {
             state.best_val_loss = Some((v, state.iteration));
         }
-        let mut line = MetricsLine::new(state, result);
+        let mut line = state.metrics_line(result);
         line.val_loss = val_loss;
         if let Some(estimate) = estimate {
             let started = Instant::now();

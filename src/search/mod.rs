@@ -70,6 +70,35 @@ pub fn tablebase_line<G: Game>(tablebase: &dyn Tablebase<G>, pos: &G, max: usize
     line
 }
 
+/// An endgame database as the searchers of a command share it.
+pub type SharedTablebase<G> = Arc<dyn Tablebase<G>>;
+
+/// A game's endgame databases, if it has them (`--egdb DIR` on the command line): a game
+/// without them keeps the defaults.
+pub trait EgdbGame: Game {
+    /// The folder read without `--egdb` (when it exists; `$EVALEARN_EGDB` replaces it);
+    /// `None` for a game without endgame databases.
+    const DEFAULT_DIR: Option<&'static str> = None;
+    /// Opens the database in `dir`: the database if any slice loaded, the problems met,
+    /// and a one-line summary.
+    fn open_tablebase(dir: &Path) -> Result<OpenedTablebase<Self>, String> {
+        // Only the command line's `--egdb` asks a game for its databases.
+        Err(format!(
+            "--egdb {}: {} has no endgame databases",
+            dir.display(),
+            Self::NAME
+        ))
+    }
+}
+
+/// An endgame database folder as [`EgdbGame::open_tablebase`] found it.
+pub struct OpenedTablebase<G: Game> {
+    pub tablebase: Option<SharedTablebase<G>>,
+    pub problems: Vec<String>,
+    pub summary: String,
+}
+
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;

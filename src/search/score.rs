@@ -134,8 +134,8 @@ pub fn format_score<G: Game>(score: i32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::brazilian::Brazilian;
-    use crate::game::kalah::Kalah;
+    use crate::games::brazilian::Brazilian;
+    use crate::games::kalah::Kalah;
 
     #[test]
     fn draughts_endings_count_plies_as_before() {

@@ -1,4 +1,4 @@
-//! The games the page offers, as the registry ([`crate::game::registry`]) lists them: a
+//! The games the page offers, as the registry ([`crate::games::registry`]) lists them: a
 //! [`Handle`] per game turns a request for a game chosen at run time into the game's
 //! typed code.
 

@@ -113,7 +113,7 @@ struct Inner {
 }
 
 impl App {
-    /// The server of `games` (the registry's: `evalearn::game::registry::GAMES.web()`).
+    /// The server of `games` (the registry's: `evalearn::games::registry::GAMES.web()`).
     pub fn new(games: Games, config: Config, clock: Arc<dyn TimeSource>) -> App {
         App {
             inner: Arc::new(Inner {

@@ -563,7 +563,7 @@ mod tests {
 
     #[test]
     fn the_game_of_a_file_comes_from_its_name_or_its_tag() {
-        let games = crate::game::registry::web_games();
+        let games = crate::games::registry::web_games();
         assert_eq!(game_of_name(&games, "x.PDN"), Some("brazilian"));
         assert_eq!(game_of_name(&games, "x.klh"), Some("kalah"));
         assert_eq!(game_of_name(&games, "x.txt"), None);

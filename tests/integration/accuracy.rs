@@ -10,16 +10,16 @@ use evalearn::accuracy::{self, Case, Settings};
 use evalearn::arena::perfect::{ExactMover, Perfect, PerfectGame, parse_spec};
 use evalearn::arena::players::{Contender, Player};
 use evalearn::eval::Evaluator;
-use evalearn::game::brazilian::Brazilian;
-use evalearn::game::brazilian::Material as MaterialEval;
-use evalearn::game::brazilian::accuracy as draughts;
-use evalearn::game::brazilian::egdb::Egdb;
-use evalearn::game::kalah::accuracy as kalah;
-use evalearn::game::kalah::evaluators::KalahEval;
-use evalearn::game::kalah::solve::Solver;
-use evalearn::game::kalah::solve::cache::{CachedSolver, SolvedCache};
-use evalearn::game::kalah::{A, B, Kalah, KalahMove, KalahRules};
 use evalearn::game::{Game, GameRecord};
+use evalearn::games::brazilian::Brazilian;
+use evalearn::games::brazilian::Material as MaterialEval;
+use evalearn::games::brazilian::accuracy as draughts;
+use evalearn::games::brazilian::egdb::Egdb;
+use evalearn::games::kalah::accuracy as kalah;
+use evalearn::games::kalah::evaluators::KalahEval;
+use evalearn::games::kalah::solve::Solver;
+use evalearn::games::kalah::solve::cache::{CachedSolver, SolvedCache};
+use evalearn::games::kalah::{A, B, Kalah, KalahMove, KalahRules};
 use evalearn::search::{Limits, SearchConfig, Searcher, Tablebase};
 
 use crate::common::{evalearn, evalearn_ok, temp_dir};
@@ -576,7 +576,7 @@ fn late_kalah_positions_of_any_variant_are_solved() {
     let rules = KalahRules::default();
     let positions = kalah::selfplay_positions(rules, 20, 1, Some(14)).unwrap();
     assert!(positions.iter().all(|p| {
-        use evalearn::game::kalah::solve::board::{pits_of, stones};
+        use evalearn::games::kalah::solve::board::{pits_of, stones};
         stones(&pits_of(p)) <= 14
     }));
 }

@@ -1,12 +1,15 @@
-//! The house rules of docs/architecture.md, checked on the source: arrows between rooms
-//! point down only, no room but a game's own folder and the registry names a game, no
-//! file over 800 lines of non-test code, no function over 120 lines.
+//! The house rules of docs/architecture.md, checked on the source, by folder: arrows
+//! between rooms point down only; the games (the folders of `src/games/`) stand above
+//! the command line and the registry on top; no file outside `src/games/` names a game
+//! or uses a game's file; no file over 800 lines of non-test code, no function over 120
+//! lines.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// The rooms from the ground floor up: a room may use only rooms below it. The games'
-/// folders share a floor (and never use each other); the registry is above them.
+/// The rooms from the ground floor up: a room may use only rooms below it. Every folder
+/// of `src/games/` is a game, and the games share a floor (they never use each other);
+/// the registry is above them.
 const FLOORS: [&[&str]; 14] = [
     &["rng"],
     &["game"],
@@ -20,9 +23,12 @@ const FLOORS: [&[&str]; 14] = [
     &["learn"],
     &["web"],
     &["cli"],
-    &["game::*"],
-    &["game::registry"],
+    &["games::*"],
+    &["games::registry"],
 ];
+
+/// The folder of the games, under `src/`.
+const GAMES: &str = "games";
 
 const MAX_FILE_LINES: usize = 800;
 const MAX_FUNCTION_LINES: usize = 120;
@@ -43,9 +49,9 @@ fn sources(dir: &Path, found: &mut Vec<PathBuf>) {
     }
 }
 
-/// The games: the folders of `src/game/`.
+/// The games: the folders of `src/games/`.
 fn games() -> Vec<String> {
-    let mut games: Vec<String> = std::fs::read_dir(src().join("game"))
+    let mut games: Vec<String> = std::fs::read_dir(src().join(GAMES))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.is_dir())
@@ -55,45 +61,43 @@ fn games() -> Vec<String> {
     games
 }
 
-/// The room of a file (`search`, `game`, `game::kalah`, `game::registry`), or none for
-/// the crate root and the binary.
-fn room_of(path: &Path, games: &[String]) -> Option<String> {
-    let relative = path.strip_prefix(src()).unwrap();
-    let parts: Vec<String> = relative
-        .with_extension("")
-        .iter()
-        .map(|p| p.to_string_lossy().into_owned())
-        .collect();
-    match parts[0].as_str() {
-        "lib" | "main" => None,
-        "game" if parts.len() > 1 && (games.contains(&parts[1]) || parts[1] == "registry") => {
-            Some(format!("game::{}", parts[1]))
-        }
-        room => Some(room.to_string()),
+/// Whether the file at `name` (relative to `src/`, `/`-separated) is of the games'
+/// folder: a game's file, the registry or the module declaring them.
+fn in_games(name: &str) -> bool {
+    name.starts_with(&format!("{GAMES}/"))
+}
+
+/// The room of the file at `name`, relative to `src/` (`search/mod.rs` → `search`,
+/// `games/kalah/sowing.rs` → `games::kalah`, `games/registry.rs` → `games::registry`,
+/// `games/mod.rs` → `games`), or none for the crate root and the binary.
+fn room_of(name: &str) -> Option<String> {
+    let parts: Vec<&str> = name.trim_end_matches(".rs").split('/').collect();
+    match parts.as_slice() {
+        ["lib" | "main"] => None,
+        [GAMES, "mod"] => Some(GAMES.to_string()),
+        [GAMES, inside, ..] => Some(format!("{GAMES}::{inside}")),
+        [room, ..] => Some(room.to_string()),
+        [] => None,
     }
 }
 
-/// The room a `crate::` path leads to.
-fn room_of_path(path: &str, games: &[String]) -> String {
+/// The room a `crate::` path leads to (`games::kalah`, `games` for `crate::games::{…}`,
+/// `search`).
+fn room_of_path(path: &str) -> String {
     let parts: Vec<&str> = path.split("::").collect();
-    match parts[0] {
-        "with_game" => "game::registry".to_string(),
-        "game"
-            if parts.len() > 1
-                && (games.iter().any(|g| g == parts[1]) || parts[1] == "registry") =>
-        {
-            format!("game::{}", parts[1])
-        }
-        "game" => "game".to_string(),
-        room => room.to_string(),
+    match parts.as_slice() {
+        [GAMES, inside, ..] => format!("{GAMES}::{inside}"),
+        [room, ..] => room.to_string(),
+        [] => String::new(),
     }
 }
 
 fn floor(room: &str) -> Option<usize> {
+    let registry = format!("{GAMES}::registry");
     FLOORS.iter().position(|rooms| {
         rooms.iter().any(|r| {
             *r == room
-                || (*r == "game::*" && room.starts_with("game::") && room != "game::registry")
+                || (*r == "games::*" && room.starts_with(&format!("{GAMES}::")) && room != registry)
         })
     })
 }
@@ -197,6 +201,56 @@ fn long_functions(text: &str, max: usize) -> Vec<(usize, String, usize)> {
     long
 }
 
+/// What breaks the rules in the file at `name` (relative to `src/`, `/`-separated) whose
+/// text is `text`, `games` being the games' names.
+fn problems_of(name: &str, text: &str, games: &[String]) -> Vec<String> {
+    let Some(room) = room_of(name) else {
+        return Vec::new();
+    };
+    // A test module in a file of its own is a test module.
+    if name.ends_with("/tests.rs") {
+        return Vec::new();
+    }
+    let mut problems = Vec::new();
+    let code = code_lines(text);
+    if code.len() > MAX_FILE_LINES {
+        problems.push(format!("{name}: {} lines of non-test code", code.len()));
+    }
+    let of_the_games = in_games(name);
+    for (number, line) in &code {
+        for path in crate_paths(line) {
+            let target = room_of_path(&path);
+            if target == room {
+                continue;
+            }
+            // Whatever the floors say: a game's file is used only by the games' folder.
+            if !of_the_games && (target == GAMES || target.starts_with(&format!("{GAMES}::"))) {
+                problems.push(format!(
+                    "{name}:{number}: {room} uses {target}, of the games' folder (src/{GAMES}/)"
+                ));
+                continue;
+            }
+            match (floor(&room), floor(&target)) {
+                (Some(from), Some(to)) if to < from => {}
+                (Some(_), Some(_)) => problems.push(format!(
+                    "{name}:{number}: {room} uses {target}, a room on its floor or above"
+                )),
+                _ => problems.push(format!(
+                    "{name}:{number}: {room} → {target}: a room the floors do not list"
+                )),
+            }
+        }
+        if !of_the_games && names_a_game(line, games) {
+            problems.push(format!("{name}:{number}: names a game: {}", line.trim()));
+        }
+    }
+    let test_free: String = code.iter().map(|(_, l)| format!("{l}\n")).collect();
+    for (number, function, length) in long_functions(&test_free, MAX_FUNCTION_LINES) {
+        problems.push(format!("{name}:{number}: fn {function} has {length} lines"));
+    }
+    problems
+}
+
 #[test]
 fn arrows_point_down_no_generic_room_names_a_game_and_nothing_is_too_long() {
     let games = games();
@@ -206,49 +260,13 @@ fn arrows_point_down_no_generic_room_names_a_game_and_nothing_is_too_long() {
     files.sort();
     let mut problems = BTreeSet::new();
     for file in &files {
-        let Some(room) = room_of(file, &games) else {
-            continue;
-        };
-        let name = file.strip_prefix(src()).unwrap().display().to_string();
+        let relative = file.strip_prefix(src()).unwrap();
+        let name: Vec<String> = relative
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
         let text = std::fs::read_to_string(file).unwrap();
-        // A test module in a file of its own is a test module.
-        if file.file_name().is_some_and(|f| f == "tests.rs") {
-            continue;
-        }
-        let code = code_lines(&text);
-        if code.len() > MAX_FILE_LINES {
-            problems.insert(format!("{name}: {} lines of non-test code", code.len()));
-        }
-        let in_a_game = room.starts_with("game::");
-        for (number, line) in &code {
-            for path in crate_paths(line) {
-                let target = room_of_path(&path, &games);
-                if target == room {
-                    continue;
-                }
-                match (floor(&room), floor(&target)) {
-                    (Some(from), Some(to)) if to < from => {}
-                    (Some(_), Some(_)) => {
-                        problems.insert(format!(
-                            "{name}:{number}: {room} uses {target}, a room on its floor or above"
-                        ));
-                    }
-                    _ => {
-                        problems.insert(format!(
-                            "{name}:{number}: {room} → {target}: a room the floors do not list"
-                        ));
-                    }
-                }
-            }
-            let declares_a_game = room == "game" && line.trim_start().starts_with("pub mod ");
-            if !in_a_game && !declares_a_game && names_a_game(line, &games) {
-                problems.insert(format!("{name}:{number}: names a game: {}", line.trim()));
-            }
-        }
-        let test_free: String = code.iter().map(|(_, l)| format!("{l}\n")).collect();
-        for (number, function, length) in long_functions(&test_free, MAX_FUNCTION_LINES) {
-            problems.insert(format!("{name}:{number}: fn {function} has {length} lines"));
-        }
+        problems.extend(problems_of(&name.join("/"), &text, &games));
     }
     assert!(
         problems.is_empty(),
@@ -261,22 +279,112 @@ fn arrows_point_down_no_generic_room_names_a_game_and_nothing_is_too_long() {
 #[test]
 fn the_checks_catch_what_they_check() {
     let games = vec!["brazilian".to_string(), "kalah".to_string()];
+    let problems = |name: &str, text: &str| problems_of(name, text, &games);
+    let fires = |name: &str, text: &str, what: &str| {
+        let found = problems(name, text);
+        assert!(found.iter().any(|p| p.contains(what)), "{name}: {found:?}");
+    };
     assert!(names_a_game("let rules = KalahRules::default();", &games));
     assert!(names_a_game(
-        "use crate::game::brazilian::Brazilian;",
+        "use crate::games::brazilian::Brazilian;",
         &games
     ));
     assert!(!names_a_game("let game = G::NAME; // a game", &games));
+    assert!(!names_a_game("use crate::game::Game; games()", &games));
     assert_eq!(
-        crate_paths("use crate::search::{Limits}; crate::game::kalah::X"),
-        ["search", "game::kalah"]
+        crate_paths("use crate::search::{Limits}; crate::games::kalah::X"),
+        ["search", "games::kalah"]
     );
-    assert_eq!(room_of_path("game::kalah", &games), "game::kalah");
-    assert_eq!(room_of_path("game::Game", &games), "game");
-    assert!(floor("search") < floor("arena") && floor("cli") < floor("game::kalah"));
-    assert!(floor("game::kalah") < floor("game::registry"));
+    assert_eq!(room_of("games/kalah/solve/db.rs").unwrap(), "games::kalah");
+    assert_eq!(room_of("games/registry.rs").unwrap(), "games::registry");
+    assert_eq!(room_of("game/spec.rs").unwrap(), "game");
+    assert_eq!(room_of("main.rs"), None);
+    assert_eq!(room_of_path("games::kalah"), "games::kalah");
+    assert_eq!(room_of_path("game::Game"), "game");
+    assert!(floor("search") < floor("arena") && floor("cli") < floor("games::kalah"));
+    assert!(floor("games::kalah") < floor("games::registry"));
+    assert_eq!(floor("games::kalah"), floor("games::brazilian"));
+
+    // Arrows point down: a room using one above it, or one on its floor.
+    fires(
+        "search/mod.rs",
+        "use crate::arena::Match;",
+        "on its floor or above",
+    );
+    assert!(problems("cli/mod.rs", "use crate::web::Games;").is_empty());
+    fires(
+        "web/mod.rs",
+        "use crate::cli::CliError;",
+        "on its floor or above",
+    );
+    fires(
+        "games/kalah/mod.rs",
+        "use crate::games::brazilian::Brazilian;",
+        "on its floor",
+    );
+    fires(
+        "games/brazilian/hub/mod.rs",
+        "use crate::games::registry::GAMES;",
+        "or above",
+    );
+    fires(
+        "search/mod.rs",
+        "use crate::nowhere::X;",
+        "the floors do not list",
+    );
+    // No file outside the games' folder names a game, the foundation included.
+    fires("game/spec.rs", "let pos = Kalah::start();", "names a game");
+    fires(
+        "learn/train.rs",
+        "if name == \"brazilian\" {",
+        "names a game",
+    );
+    // No room below the games uses a game's file, the command line and the foundation
+    // included, nor the registry, nor the folder as a whole.
+    fires(
+        "cli/games.rs",
+        "use crate::games::kalah::Kalah;",
+        "of the games' folder",
+    );
+    fires(
+        "game/spec.rs",
+        "use crate::games::registry::GAMES;",
+        "of the games' folder",
+    );
+    fires(
+        "search/mod.rs",
+        "use crate::games::{self};",
+        "of the games' folder",
+    );
+    // What the games' folder may do: name its games, use the rooms below and (the
+    // registry) the games; the crate root and the binary are outside the rules.
+    let registry = "use super::kalah::{self, Kalah};\nuse crate::games::brazilian::Brazilian;\n\
+                    use crate::cli::{CliError, Games};\n";
+    assert_eq!(
+        problems("games/registry.rs", registry),
+        Vec::<String>::new()
+    );
+    let game = "use crate::cli::CliError;\nuse crate::game::Game;\npub struct Kalah;\n";
+    assert_eq!(problems("games/kalah/mod.rs", game), Vec::<String>::new());
+    assert_eq!(
+        problems("games/mod.rs", "pub mod kalah;\n"),
+        Vec::<String>::new()
+    );
+    assert!(problems("main.rs", "evalearn::games::registry::GAMES").is_empty());
+    // The library's code, not its unit tests: a test module may take a real game.
+    let tested = "fn f() {}\n#[cfg(test)]\nmod tests {\n    use crate::games::kalah::Kalah;\n}\n";
+    assert_eq!(problems("game/record.rs", tested), Vec::<String>::new());
+    assert!(problems("search/tests.rs", "use crate::games::kalah::Kalah;").is_empty());
+
+    // Lengths: the test module does not count; a file or a function too long does.
     let text = "fn a() {\n    x;\n}\n#[cfg(test)]\nmod tests {\n    fn b() {}\n}\n";
     assert_eq!(code_lines(text).len(), 3);
     let long: String = format!("fn f() {{\n{}}}\n", "    x;\n".repeat(130));
     assert_eq!(long_functions(&long, 120), [(1, "f".to_string(), 132)]);
+    fires("search/mod.rs", &long, "fn f has 132 lines");
+    fires(
+        "search/mod.rs",
+        &"const X: u8 = 0;\n".repeat(801),
+        "801 lines of non-test code",
+    );
 }

@@ -9,9 +9,9 @@ use common::{evalearn, evalearn_ok, temp_dir};
 use std::path::{Path, PathBuf};
 
 use evalearn::book::Book;
-use evalearn::game::brazilian::{Brazilian, pdn};
-use evalearn::game::kalah::Kalah;
 use evalearn::game::{Game, MoveList};
+use evalearn::games::brazilian::{Brazilian, pdn};
+use evalearn::games::kalah::Kalah;
 use evalearn::io::dataset::Dataset;
 
 /// A small draughts book of the material evaluator: depth 3, 4 plies, at most 60

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, SystemTime};
 
-use evalearn::game::brazilian::Brazilian;
+use evalearn::games::brazilian::Brazilian;
 use evalearn::learn::train::MetricsLine;
 
 /// A process of the test writing to a log file; killed if the test fails before it ends.

@@ -239,7 +239,7 @@ pub fn save_linear(
     header: &mut evalearn::io::model::ModelHeader,
     weight: f32,
 ) {
-    use evalearn::game::brazilian::Brazilian;
+    use evalearn::games::brazilian::Brazilian;
     let mut weights = evalearn::eval::linear::LinearWeights::zero::<Brazilian>();
     weights.weights.iter_mut().for_each(|w| *w = weight);
     evalearn::io::model::save_model(path, header, &weights).unwrap();
@@ -249,9 +249,9 @@ pub fn save_linear(
 pub fn linear_header() -> evalearn::io::model::ModelHeader {
     use evalearn::game::Game;
     evalearn::io::model::ModelHeader::new(
-        evalearn::game::brazilian::Brazilian::NAME,
+        evalearn::games::brazilian::Brazilian::NAME,
         evalearn::eval::linear::KIND,
-        evalearn::game::brazilian::features::FEATURE_SET_ID,
+        evalearn::games::brazilian::features::FEATURE_SET_ID,
     )
 }
 

@@ -8,7 +8,7 @@ use common::{
 };
 
 use evalearn::arena::matches::{DEFAULT_PLY_CAP, GAMES_TT_MIB};
-use evalearn::game::brazilian::pdn;
+use evalearn::games::brazilian::pdn;
 use evalearn::learn::config::TrainConfig;
 
 /// The commands in the order `--help` lists them: as a user meets them.

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use evalearn::eval::Evaluator;
 use evalearn::eval::spec::EvalSpec;
-use evalearn::game::kalah::{Kalah, KalahMoves};
 use evalearn::game::{Game, Outcome, Side, random_plies};
+use evalearn::games::kalah::{Kalah, KalahMoves};
 use evalearn::io::dataset::Dataset;
 use evalearn::io::model::load_model;
 use evalearn::learn::controls::held_out;

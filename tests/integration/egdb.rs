@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use evalearn::arena::engine_game::{GameRules, play_engine_game};
-use evalearn::game::brazilian::Brazilian;
-use evalearn::game::brazilian::Material as MaterialEval;
-use evalearn::game::brazilian::egdb::{Egdb, Material, SliceIndex, build};
 use evalearn::game::{ExactValue, Game, MoveList, Outcome, Side};
+use evalearn::games::brazilian::Brazilian;
+use evalearn::games::brazilian::Material as MaterialEval;
+use evalearn::games::brazilian::egdb::{Egdb, Material, SliceIndex, build};
 use evalearn::rng;
 use evalearn::search::{Limits, SearchConfig, Searcher, Tablebase, WIN_THRESHOLD};
 use rand::RngExt;

@@ -11,9 +11,9 @@ use evalearn::eval::Evaluator;
 use evalearn::eval::linear::{self, Features, Linear, LinearWeights, MAX_FEATURES};
 use evalearn::eval::spec::{EvalSpec, LoadError};
 use evalearn::game::Game;
-use evalearn::game::brazilian::features::FEATURE_SET_ID;
-use evalearn::game::brazilian::treestats::random_positions;
-use evalearn::game::brazilian::{Brazilian, Material};
+use evalearn::games::brazilian::features::FEATURE_SET_ID;
+use evalearn::games::brazilian::treestats::random_positions;
+use evalearn::games::brazilian::{Brazilian, Material};
 use evalearn::io::model::{ModelError, ModelHeader, save_model};
 
 fn some_weights() -> LinearWeights {
@@ -85,7 +85,7 @@ fn piece_square_weights_add_their_squares_and_must_match_the_set() {
     assert!(Linear::<Brazilian>::new(&weights).is_ok());
     let pool = weights.weights.len() - Brazilian::PIECE_SQUARES;
     for n in 1..=32u8 {
-        let sq = evalearn::game::brazilian::Square::from_number(n).unwrap();
+        let sq = evalearn::games::brazilian::Square::from_number(n).unwrap();
         weights.weights[pool + sq.index()] = 5.0 * f32::from(sq.rank());
         weights.weights[pool + 32 + sq.index()] = 2.0 * f32::from(sq.file());
     }
@@ -109,9 +109,9 @@ fn piece_square_weights_add_their_squares_and_must_match_the_set() {
     let mut unnamed = weights.clone();
     unnamed.features = FEATURE_SET_ID.into();
     assert!(Linear::<Brazilian>::new(&unnamed).is_err());
-    let mut kalah = LinearWeights::zero::<evalearn::game::kalah::Kalah>();
+    let mut kalah = LinearWeights::zero::<evalearn::games::kalah::Kalah>();
     kalah.features += linear::PIECE_SQUARES_SUFFIX;
-    let err = Linear::<evalearn::game::kalah::Kalah>::new(&kalah).unwrap_err();
+    let err = Linear::<evalearn::games::kalah::Kalah>::new(&kalah).unwrap_err();
     assert!(err.contains("feature set"), "{err}");
 }
 

@@ -5,13 +5,13 @@
 
 use std::sync::Arc;
 
-use evalearn::game::brazilian::Brazilian;
-use evalearn::game::brazilian::Material as MaterialEval;
-use evalearn::game::brazilian::egdb::{Material, SliceIndex};
-use evalearn::game::kalah::evaluators::KalahEval;
-use evalearn::game::kalah::solve::Solver;
-use evalearn::game::kalah::{Kalah, KalahRules};
 use evalearn::game::{ExactValue, Game};
+use evalearn::games::brazilian::Brazilian;
+use evalearn::games::brazilian::Material as MaterialEval;
+use evalearn::games::brazilian::egdb::{Material, SliceIndex};
+use evalearn::games::kalah::evaluators::KalahEval;
+use evalearn::games::kalah::solve::Solver;
+use evalearn::games::kalah::{Kalah, KalahRules};
 use evalearn::rng;
 use evalearn::search::{Limits, MAX_PLY, SearchConfig, Searcher, Tablebase, ending};
 use rand::RngExt;

@@ -9,9 +9,9 @@ use evalearn::eval::glem::{
     atom_values, logistic,
 };
 use evalearn::eval::{EVAL_LIMIT, Evaluator};
-use evalearn::game::brazilian::Brazilian;
-use evalearn::game::brazilian::encoding::{EMPTY, OPPONENT_KING, OPPONENT_MAN, OWN_KING, OWN_MAN};
 use evalearn::game::{EndReason, Game, MoveList, Outcome, Side};
+use evalearn::games::brazilian::Brazilian;
+use evalearn::games::brazilian::encoding::{EMPTY, OPPONENT_KING, OPPONENT_MAN, OWN_KING, OWN_MAN};
 use evalearn::io::dataset::DatasetGame;
 use evalearn::learn::glem::{FitParams, FitReport, SEARCH_SCALE, Sample, mine, samples_from_games};
 use proptest::prelude::*;

@@ -13,7 +13,7 @@ use std::sync::mpsc;
 
 use evalearn::eval::Evaluator;
 use evalearn::eval::spec::EvalSpec;
-use evalearn::game::brazilian::treestats::random_positions;
+use evalearn::games::brazilian::treestats::random_positions;
 
 /// A running `evalearn` whose stdout and stderr lines arrive on channels.
 struct Running {

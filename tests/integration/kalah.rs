@@ -4,12 +4,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-use evalearn::game::kalah::{
+use evalearn::game::perft::{divide, perft};
+use evalearn::game::{Game, GameFile, GameRecord, GameStatus, Outcome, SavedGame, Side};
+use evalearn::games::kalah::{
     A, B, Kalah, KalahMove, KalahMoveError, KalahMoves, KalahPositionError, KalahRules,
     MAX_KALAH_MOVES, MAX_SOWINGS, SowingEnd,
 };
-use evalearn::game::perft::{divide, perft};
-use evalearn::game::{Game, GameFile, GameRecord, GameStatus, Outcome, SavedGame, Side};
 use evalearn::rng::stream;
 use proptest::prelude::*;
 use rand::RngExt;
@@ -896,7 +896,7 @@ proptest! {
 
     #[test]
     fn packed_positions_unpack_or_err(counts in prop::array::uniform14(0u8..80), a in any::<bool>(), stones in 0u8..9, empty in any::<bool>()) {
-        let packed = evalearn::game::kalah::PackedKalah { counts, a_to_move: a, stones, empty_capture: empty };
+        let packed = evalearn::games::kalah::PackedKalah { counts, a_to_move: a, stones, empty_capture: empty };
         if let Ok(p) = Kalah::unpack(&packed) {
             prop_assert_eq!(p.pack(), packed);
         }

@@ -8,9 +8,9 @@ use common::{evalearn, evalearn_ok, stderr, stdout, temp_dir};
 use evalearn::eval::Evaluator;
 use evalearn::eval::linear::{self, LinearWeights};
 use evalearn::eval::spec::EvalSpec;
-use evalearn::game::brazilian::Brazilian;
-use evalearn::game::kalah::Kalah;
 use evalearn::game::{Game, GameFile};
+use evalearn::games::brazilian::Brazilian;
+use evalearn::games::kalah::Kalah;
 use evalearn::io::dataset::Dataset;
 use evalearn::io::model::{ModelHeader, save_model};
 
@@ -122,7 +122,7 @@ fn models_of_one_game_are_refused_by_the_other() {
     let mut header = ModelHeader::new(
         Brazilian::NAME,
         linear::KIND,
-        evalearn::game::brazilian::features::FEATURE_SET_ID,
+        evalearn::games::brazilian::features::FEATURE_SET_ID,
     );
     save_model(&draughts, &mut header, &LinearWeights::zero::<Brazilian>()).unwrap();
     let path = draughts.to_str().unwrap();
@@ -147,7 +147,7 @@ fn models_of_one_game_are_refused_by_the_other() {
     let mut header = ModelHeader::new(
         Kalah::NAME,
         linear::KIND,
-        evalearn::game::kalah::features::FEATURE_SET_ID,
+        evalearn::games::kalah::features::FEATURE_SET_ID,
     );
     let mut weights = LinearWeights::zero::<Kalah>();
     weights.weights[0] = 30.0;

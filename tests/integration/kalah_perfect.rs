@@ -7,8 +7,8 @@ use std::path::Path;
 use crate::common;
 use common::{evalearn_ok, stdout, temp_dir};
 
-use evalearn::game::kalah::{Kalah, KalahRules};
 use evalearn::game::{Game, GameFile, SavedGame};
+use evalearn::games::kalah::{Kalah, KalahRules};
 
 fn json_of(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
@@ -26,7 +26,7 @@ fn margins_for_a(rules: KalahRules, record: &Path) -> Vec<i32> {
             assert!(!end.has_legal_move(), "every game is played to its end");
             // Kalah's player A moves first; the tag says which engine that was.
             let a_first = game.tag("A").unwrap().starts_with("A: ");
-            let first_margin = if end.side_to_move() == evalearn::game::kalah::A {
+            let first_margin = if end.side_to_move() == evalearn::games::kalah::A {
                 end.final_margin()
             } else {
                 -end.final_margin()

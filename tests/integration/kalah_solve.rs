@@ -1,4 +1,4 @@
-//! The exact Kalah solver (`game::kalah::solve`, `evalearn solve`) against a plain
+//! The exact Kalah solver (`games::kalah::solve`, `evalearn solve`) against a plain
 //! full-width negamax over `Kalah::legal_moves`/`play` that shares nothing with it, and
 //! the published values of small Kalah variants.
 
@@ -7,12 +7,12 @@ use common::{evalearn, evalearn_ok};
 
 use evalearn::arena::perfect::PerfectGame;
 use evalearn::arena::players::{Contender, Player};
-use evalearn::game::kalah::egdb::SearchDatabases;
-use evalearn::game::kalah::evaluators::KalahEval;
-use evalearn::game::kalah::solve::Solver;
-use evalearn::game::kalah::solve::db::{EndgameDb, MAX_DB_STONES};
-use evalearn::game::kalah::{A, B, Kalah, KalahMove, KalahMoves, KalahRules};
 use evalearn::game::{Game, GameRecord, random_plies};
+use evalearn::games::kalah::egdb::SearchDatabases;
+use evalearn::games::kalah::evaluators::KalahEval;
+use evalearn::games::kalah::solve::Solver;
+use evalearn::games::kalah::solve::db::{EndgameDb, MAX_DB_STONES};
+use evalearn::games::kalah::{A, B, Kalah, KalahMove, KalahMoves, KalahRules};
 use evalearn::search::{Limits, SearchConfig, Searcher, Tablebase};
 use rand::RngExt;
 use std::sync::Arc;

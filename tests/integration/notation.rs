@@ -3,9 +3,9 @@
 
 use std::collections::HashMap;
 
-use evalearn::game::brazilian::pdn::{self, PdnGame};
-use evalearn::game::brazilian::{Brazilian, Piece, Square};
 use evalearn::game::{Game, GameRecord, GameStatus, MoveList, Side};
+use evalearn::games::brazilian::pdn::{self, PdnGame};
+use evalearn::games::brazilian::{Brazilian, Piece, Square};
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng, rngs::Xoshiro256PlusPlus};
 

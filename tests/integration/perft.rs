@@ -2,8 +2,8 @@
 //! independently checked node counts.
 
 use evalearn::game::Game;
-use evalearn::game::brazilian::Brazilian;
 use evalearn::game::perft::perft;
+use evalearn::games::brazilian::Brazilian;
 
 struct Case {
     id: String,

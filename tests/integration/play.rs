@@ -4,10 +4,10 @@
 use crate::common;
 use common::{Piped, linear_header, save_linear, temp_dir};
 
-use evalearn::game::brazilian::Brazilian;
-use evalearn::game::brazilian::pdn;
-use evalearn::game::kalah::{Kalah, KalahRules};
 use evalearn::game::{Game, GameFile, GameStatus};
+use evalearn::games::brazilian::Brazilian;
+use evalearn::games::brazilian::pdn;
+use evalearn::games::kalah::{Kalah, KalahRules};
 
 /// A running `evalearn play`.
 struct Play(Piped);

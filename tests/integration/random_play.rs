@@ -2,8 +2,8 @@
 //! legal moves, positions average about 5.345 legal moves and over a quarter of them have
 //! a single legal move.
 
-use evalearn::game::brazilian::Brazilian;
 use evalearn::game::{Game, GameRecord, GameStatus, MoveList};
+use evalearn::games::brazilian::Brazilian;
 use rand::{RngExt, SeedableRng, rngs::Xoshiro256PlusPlus};
 
 #[test]

@@ -14,8 +14,8 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use evalearn::game::brazilian::{Brazilian, Move};
 use evalearn::game::{Game, MoveList};
+use evalearn::games::brazilian::{Brazilian, Move};
 use rand::{RngExt, SeedableRng, rngs::Xoshiro256PlusPlus};
 
 // ---------------------------------------------------------------------------------------

@@ -105,11 +105,11 @@ fn head_to_head_selection_survives_a_resume() {
 
 #[test]
 fn a_taught_run_learns_its_teachers_weights_and_survives_a_resume() {
-    use evalearn::game::brazilian::features::FEATURE_NAMES;
+    use evalearn::games::brazilian::features::FEATURE_NAMES;
     // A linear teacher: its search scores are its static values at their leaves (but for
     // draws by repetition), so the fit must find its weights (and the anchor's scale, 1).
     let dir = temp_dir("samuel-taught");
-    let mut teacher = LinearWeights::zero::<evalearn::game::brazilian::Brazilian>();
+    let mut teacher = LinearWeights::zero::<evalearn::games::brazilian::Brazilian>();
     teacher.active.append(&mut teacher.reserve);
     for (name, w) in [
         ("safe_men_moves", 20.0),
@@ -165,8 +165,8 @@ fn a_taught_run_fits_its_teachers_piece_square_terms() {
     use evalearn::eval::Evaluator;
     use evalearn::eval::linear::Linear;
     use evalearn::game::Game;
-    use evalearn::game::brazilian::treestats::random_positions;
-    use evalearn::game::brazilian::{Brazilian, Square};
+    use evalearn::games::brazilian::treestats::random_positions;
+    use evalearn::games::brazilian::{Brazilian, Square};
     // A teacher with scattered weights on the squares, which no feature of the pool can
     // follow: with `piece_squares` the fit plays like it, and without them it cannot.
     let dir = temp_dir("samuel-squares");

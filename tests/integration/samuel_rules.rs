@@ -7,9 +7,9 @@ use std::sync::atomic::AtomicBool;
 
 use evalearn::eval::Evaluator;
 use evalearn::eval::linear::{Features, Linear, LinearWeights, MAX_FEATURES, feature_count};
-use evalearn::game::brazilian::Brazilian;
-use evalearn::game::kalah::Kalah;
 use evalearn::game::{Game, Outcome, Side};
+use evalearn::games::brazilian::Brazilian;
+use evalearn::games::kalah::Kalah;
 use evalearn::learn::controls::OutcomeTarget;
 use evalearn::learn::samuel::{
     Correlation, SamuelControls, SamuelPlay, SamuelSettings, SamuelState, SelectAgainst, Selected,

@@ -6,10 +6,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use evalearn::eval::Evaluator;
-use evalearn::game::brazilian::Brazilian;
-use evalearn::game::brazilian::Material;
-use evalearn::game::brazilian::treestats;
 use evalearn::game::{Game, GameRecord, MoveList};
+use evalearn::games::brazilian::Brazilian;
+use evalearn::games::brazilian::Material;
+use evalearn::games::brazilian::treestats;
 use evalearn::search::time::{Clock, SimulatedClock, TimeSource};
 use evalearn::search::{INFINITY, Limits, SearchConfig, Searcher, WIN};
 

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use evalearn::game::Game;
-use evalearn::game::brazilian::Brazilian;
+use evalearn::games::brazilian::Brazilian;
 use evalearn::io::dataset::Dataset;
 
 /// 24 games at depth 4 with seed 11 unless `extra` gives another seed.

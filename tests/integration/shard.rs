@@ -10,8 +10,8 @@ use common::{evalearn, evalearn_ok, temp_dir};
 use std::path::{Path, PathBuf};
 
 use evalearn::eval::EvalGame;
-use evalearn::game::brazilian::Brazilian;
-use evalearn::game::kalah::Kalah;
+use evalearn::games::brazilian::Brazilian;
+use evalearn::games::kalah::Kalah;
 use evalearn::io::model::{decode_parts, load_model, read_header};
 use evalearn::learn::train::{CHECKPOINT_KIND, Checkpoint, MetricsLine};
 

@@ -6,8 +6,8 @@ use std::path::Path;
 
 use evalearn::eval::EvalGame;
 use evalearn::eval::spec::load_model_file;
-use evalearn::game::brazilian::Brazilian;
-use evalearn::game::kalah::Kalah;
+use evalearn::games::brazilian::Brazilian;
+use evalearn::games::kalah::Kalah;
 use evalearn::learn::config::TrainConfig;
 
 fn root(relative: &str) -> std::path::PathBuf {

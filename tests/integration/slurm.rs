@@ -25,7 +25,7 @@ use std::process::{Child, ChildStdin, Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use evalearn::game::brazilian::Brazilian;
+use evalearn::games::brazilian::Brazilian;
 use evalearn::learn::cluster::Heartbeat;
 
 fn slurm_dir() -> PathBuf {

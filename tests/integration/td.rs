@@ -3,8 +3,8 @@
 
 use evalearn::eval::Evaluator;
 use evalearn::eval::td::TdEvaluator;
-use evalearn::game::brazilian::Brazilian;
 use evalearn::game::{Game, MoveList, Outcome};
+use evalearn::games::brazilian::Brazilian;
 use evalearn::learn::td::{self, Mlp};
 use evalearn::search::{Limits, SearchConfig, Searcher};
 use rand::RngExt;

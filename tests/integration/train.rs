@@ -11,11 +11,11 @@ use std::process::{Command, Stdio};
 use evalearn::accuracy::heldout::HeldOut;
 use evalearn::eval::Evaluator;
 use evalearn::eval::spec::EvalSpec;
-use evalearn::game::brazilian::Brazilian;
-use evalearn::game::brazilian::treestats::random_positions;
-use evalearn::game::kalah::KalahRules;
-use evalearn::game::kalah::{Kalah, KalahMoves};
 use evalearn::game::{Game, random_plies};
+use evalearn::games::brazilian::Brazilian;
+use evalearn::games::brazilian::treestats::random_positions;
+use evalearn::games::kalah::KalahRules;
+use evalearn::games::kalah::{Kalah, KalahMoves};
 use evalearn::learn::train::{HELD_OUT_SEED, MetricsLine};
 
 /// A tiny config for `learner` writing `model`.

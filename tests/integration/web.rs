@@ -10,9 +10,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use evalearn::eval::EvalGame;
-use evalearn::game::brazilian::Brazilian;
-use evalearn::game::kalah::Kalah;
 use evalearn::game::{Game, GameFile};
+use evalearn::games::brazilian::Brazilian;
+use evalearn::games::kalah::Kalah;
 use evalearn::search::time::SimulatedClock;
 use evalearn::web::{App, Config, Server};
 use proptest::prelude::*;
@@ -44,7 +44,11 @@ impl TestServer {
         };
         tune(&mut config);
         let clock = Arc::new(SimulatedClock::new());
-        let app = App::new(evalearn::game::registry::web_games(), config, clock.clone());
+        let app = App::new(
+            evalearn::games::registry::web_games(),
+            config,
+            clock.clone(),
+        );
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let server = Server::start(app.clone(), listener).unwrap();
         TestServer {

@@ -7,9 +7,9 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use evalearn::game::brazilian::Brazilian;
-use evalearn::game::kalah::Kalah;
 use evalearn::game::{Game, GameFile};
+use evalearn::games::brazilian::Brazilian;
+use evalearn::games::kalah::Kalah;
 
 use crate::common::{one_browser, temp_dir};
 use crate::web::{SAMPLE_PDN, write_run};

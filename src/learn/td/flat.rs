@@ -491,7 +491,7 @@ pub fn loss<G: Inputs>(net: &FlatNet, samples: &[(G, f32)]) -> f64 {
 mod tests {
     use super::*;
     use crate::game::Game;
-    use crate::game::brazilian::Brazilian;
+    use crate::games::brazilian::Brazilian;
     use crate::learn::td::{Mlp, TdSettings, TdState};
 
     /// Every part of the network's gradient (first layer, biases, heads, the second
