@@ -67,6 +67,11 @@ pub struct TrainArgs {
     /// finished run (budget.iterations done, or budget.minutes of training time used)
     #[arg(long, conflicts_with_all = ["from_dataset", "threads"])]
     plan: bool,
+    /// Without a terminal on stderr: also a line there as each stage of an iteration
+    /// starts and one with the run's progress (time left, games a second) after it (by
+    /// default only the evaluation matches are announced)
+    #[arg(long, conflicts_with = "plan")]
+    verbose: bool,
     #[command(flatten)]
     egdb: EgdbOption,
 }
@@ -90,6 +95,7 @@ pub fn train_from_scratch(
             shards: 8,
             threads: None,
             plan: false,
+            verbose: false,
             egdb: egdb.clone(),
         },
     )?;
@@ -267,8 +273,8 @@ pub(super) fn train_game<G: CliGame>(
         (None, Some(coordinator)) => Some(coordinator),
         (None, None) => None,
     };
-    let display = RefCell::new(RunDisplay::new(&config));
-    // Lines go above the bars on a terminal, to stdout otherwise.
+    let display = RefCell::new(RunDisplay::new(&config, args.verbose));
+    // Lines go above the bars when both are on one terminal, to stdout otherwise.
     let mut log = |line: &str| display.borrow().println(line);
     let mut progress =
         |stage: Stage, done: u64, total: u64| display.borrow_mut().stage(stage, done, total);
@@ -543,10 +549,16 @@ fn time_line(summary: &TrainSummary) -> Option<String> {
 }
 
 /// The training's progress on stderr: a line for the whole run (iteration i/N, time
-/// left, games per second, last Elo) above the bar of the current stage on a terminal;
-/// otherwise a plain line as each stage starts and one after each iteration.
+/// left, games per second, last Elo) above the bar of the current stage on a terminal.
+/// Otherwise, for a log a person reads, only a line as an evaluation match starts (the
+/// one long stage), or with `--verbose` a line as each stage starts and one on the run
+/// after each iteration; the iterations' own lines are on stdout either way.
 struct RunDisplay {
+    /// Whether stderr is a terminal, where the bars are drawn.
     terminal: bool,
+    verbose: bool,
+    /// Whether stdout is that terminal too, so that lines go above the bars.
+    lines_above_bars: bool,
     bars: MultiProgress,
     run: ProgressBar,
     stage_bar: ProgressBar,
@@ -564,8 +576,9 @@ struct RunDisplay {
 }
 
 impl RunDisplay {
-    fn new(config: &TrainConfig) -> RunDisplay {
+    fn new(config: &TrainConfig, verbose: bool) -> RunDisplay {
         let terminal = std::io::stderr().is_terminal();
+        let lines_above_bars = terminal && std::io::stdout().is_terminal();
         let bars = MultiProgress::with_draw_target(if terminal {
             ProgressDrawTarget::stderr()
         } else {
@@ -581,6 +594,8 @@ impl RunDisplay {
         ));
         RunDisplay {
             terminal,
+            verbose,
+            lines_above_bars,
             bars,
             run,
             stage_bar,
@@ -596,7 +611,7 @@ impl RunDisplay {
     }
 
     fn println(&self, line: &str) {
-        if self.terminal {
+        if self.lines_above_bars {
             let _ = self.bars.println(line);
         } else {
             println!("{line}");
@@ -609,7 +624,7 @@ impl RunDisplay {
             self.stage_bar.reset();
             self.stage_bar.set_length(total);
             self.stage_bar.set_message(stage.unit());
-            if !self.terminal {
+            if !self.terminal && (self.verbose || stage == Stage::Evaluation) {
                 eprintln!(
                     "iteration {}/{}: {total} {}",
                     self.finished + 1,
@@ -659,7 +674,7 @@ impl RunDisplay {
             ));
         }
         self.run.set_message(message.clone());
-        if !self.terminal && line.is_some() {
+        if !self.terminal && self.verbose && line.is_some() {
             eprintln!("run: iteration {finished}/{}{message}", self.iterations);
         }
     }

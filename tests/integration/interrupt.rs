@@ -297,7 +297,8 @@ fn ctrl_c_in_each_training_stage_keeps_the_checkpoint_and_resume_ends_as_a_strai
     for (line, stage) in stages {
         let dir = temp_dir(&format!("stage-{}", stage.replace(' ', "-")));
         let config = glem_config(&dir);
-        let mut run = Running::start(&["train", "--config", config.to_str().unwrap()]);
+        // --verbose: a line as each stage starts, to send Ctrl-C in it.
+        let mut run = Running::start(&["train", "--config", config.to_str().unwrap(), "--verbose"]);
         run.wait_for(line);
         // The first iteration is checkpointed before the second one starts.
         let kept = files(&dir);

@@ -151,6 +151,85 @@ fn each_learner_trains_a_loadable_model_whose_loss_goes_down() {
     });
 }
 
+/// Into a file or a pipe (no terminal), `train` writes a log for people: one line an
+/// iteration, a line as each evaluation match starts, the summary; `--verbose` adds a
+/// line as each stage starts and one on the run after each iteration.
+#[test]
+fn a_log_has_one_line_an_iteration_and_the_evaluations() {
+    let dir = temp_dir("train-log");
+    let config = tiny_config(&dir, "td", 4, "");
+    let out = evalearn(&["train", "--config", config.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let (printed, said) = (common::stdout(&out), common::stderr(&out));
+    let lines: Vec<&str> = printed.lines().collect();
+    assert!(
+        lines[0].starts_with("training td on brazilian"),
+        "{printed}"
+    );
+    let iterations: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with("iteration "))
+        .collect();
+    assert_eq!(iterations.len(), 4, "{printed}");
+    for (i, line) in iterations.iter().enumerate() {
+        let n = i as u64 + 1;
+        assert!(
+            line.starts_with(&format!("iteration {n}/4: {} games, ", 40 * n)),
+            "{line}"
+        );
+        // The evaluation's result is on its iteration's line.
+        assert_eq!(
+            line.contains("against material"),
+            n.is_multiple_of(2),
+            "{line}"
+        );
+    }
+    let done = lines
+        .iter()
+        .position(|l| l.starts_with("done after 4 iterations"));
+    let done = done.unwrap_or_else(|| panic!("{printed}"));
+    assert!(lines[done + 1].starts_with("time: ") && lines[done + 2] == "next:");
+    // The header, the held-out note (no endgame database here), the iterations, then the
+    // summary: `done`, `time`, `next` and its three commands.
+    assert_eq!(lines.len(), 2 + 4 + 6, "{printed}");
+    let evaluations: Vec<&str> = said.lines().collect();
+    assert_eq!(
+        evaluations,
+        [
+            "iteration 2/4: 20 evaluation games against the baseline",
+            "iteration 4/4: 20 evaluation games against the baseline"
+        ],
+        "{said}"
+    );
+
+    let verbose = evalearn(&[
+        "train",
+        "--config",
+        config.to_str().unwrap(),
+        "--restart",
+        "--verbose",
+    ]);
+    assert!(verbose.status.success(), "{}", common::stderr(&verbose));
+    let said = common::stderr(&verbose);
+    // Per iteration: self-play, learning, the run's line; and the two evaluations.
+    assert_eq!(said.lines().count(), 4 * 3 + 2, "{said}");
+    assert_eq!(
+        said.lines()
+            .filter(|l| l.starts_with("run: iteration "))
+            .count(),
+        4
+    );
+    assert_eq!(
+        common::stdout(&verbose)
+            .lines()
+            .filter(|l| l.starts_with("iteration "))
+            .count(),
+        4
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn each_learner_trains_on_kalah_too() {
     each_learner_trains("kalah", |model| {
