@@ -1,5 +1,5 @@
 //! `evalearn tournament`: a round robin of evaluators (every pair plays one paired match
-//! on the same openings), optionally training the models first, so the README's table,
+//! on the same openings), optionally training the models first, so the round robin's table,
 //! ratings and learning curves come from one command.
 
 use std::path::PathBuf;

@@ -145,7 +145,7 @@ pub const ASPIRATION_DELTA: i32 = 25;
 impl SearchConfig {
     /// The engine's search: PVS, iterative deepening by two plies, aspiration windows,
     /// transposition table with enhanced cutoffs, killers, forcing moves first and
-    /// history. No reductions: they cost strength at equal depth (see the README).
+    /// history. No reductions: they cost strength at equal depth (docs/speed.md, tree sizes).
     pub const FULL: SearchConfig = SearchConfig {
         iterative_deepening: Some(2),
         pvs: true,

@@ -110,7 +110,8 @@ fn analyse_and_bench_search_kalah() {
     let out = evalearn_ok(&["bench", "--game", "kalah", "--depth", "8"]);
     let text = stdout(&out);
     let last: Vec<&str> = text.lines().last().unwrap().split_whitespace().collect();
-    // The Kalah search's signature (README: Kalah speed). Update it only on purpose.
+    // The Kalah search's signature (docs/speed.md: bench signature, Kalah). Update it only
+    // on purpose.
     assert_eq!(last[..2], ["1068435", "nodes"], "{text}");
     assert_eq!(last.get(3), Some(&"nps"), "{text}");
 }

@@ -145,7 +145,7 @@ fn the_full_search_agrees_with_minimax_on_values() {
 }
 
 /// Forcing moves first shrinks the engine's tree, late move reductions shrink it more
-/// (the README's treestats figures, on a small sample).
+/// (docs/speed.md's tree sizes, on a small sample).
 #[test]
 fn forcing_moves_first_and_reductions_shrink_the_tree() {
     let positions = treestats::random_positions(60, 2026);
