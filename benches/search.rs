@@ -20,12 +20,14 @@ fn bench_search(c: &mut Criterion) {
         let name = format!("bench_positions_depth_12_{}", evaluator.name());
         group.bench_function(name, |b| {
             b.iter(|| {
-                bench::run::<Brazilian, _>(&evaluator, 12, bench::DEFAULT_TT_MIB, |_, _, _| {})
+                bench::run::<Brazilian, _>(&evaluator, 12, bench::DEFAULT_TT_MIB, 1, |_, _, _| {})
             })
         });
     }
     group.bench_function("kalah_bench_positions_depth_9", |b| {
-        b.iter(|| bench::run::<Kalah, _>(KalahEval::Stores, 9, bench::DEFAULT_TT_MIB, |_, _, _| {}))
+        b.iter(|| {
+            bench::run::<Kalah, _>(KalahEval::Stores, 9, bench::DEFAULT_TT_MIB, 1, |_, _, _| {})
+        })
     });
     group.finish();
 }

@@ -26,7 +26,7 @@ pub mod alone {
     pub const WORKER: &str = "worker-alone";
     /// `train --workers`, required by `--shards`.
     pub const WORKERS: &str = "workers-alone";
-    /// `bench --train`, required by `--iterations` and `--threads`.
+    /// `bench --train`, required by `--iterations`.
     pub const TRAIN: &str = "train-alone";
     /// `match --book`, required by `--book-plies`.
     pub const BOOK: &str = "book-alone";
@@ -339,6 +339,16 @@ pub fn write_output(flag: &str, path: &Path, bytes: &[u8]) -> Result<(), CliErro
         .map_err(|e| CliError::failure(format!("{flag} {}: cannot write: {e}", path.display())))
 }
 
+/// Reads the threads of one search (`--threads` of analyse, play, hub, serve; match's
+/// `--search-threads`): 1 to the threads this machine runs at once.
+pub fn search_threads(text: &str) -> Result<usize, String> {
+    let threads = text
+        .trim()
+        .parse::<usize>()
+        .map_err(|_| format!("'{text}': expected a whole number of threads"))?;
+    crate::search::check_threads(threads)
+}
+
 /// `n` and the word for it, singular or plural as `n` asks (`1 pair`, `2 pairs`).
 pub fn counted(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
@@ -356,6 +366,6 @@ pub fn machine() -> String {
                 .map(|(_, name)| name.trim().to_string())
         })
         .unwrap_or_else(|| "an unknown processor".to_string());
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::search::max_threads();
     format!("{cpu}, {threads} threads")
 }

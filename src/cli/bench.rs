@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::args::{GameArg, alone, load_evaluator, optional_eval};
+use super::args::{GameArg, alone, counted, load_evaluator, optional_eval};
 use super::bench_train::{TrainBench, default_threads};
 use super::games::{Games, Job};
 use super::{CliError, CliGame};
@@ -34,10 +34,11 @@ pub struct BenchArgs {
     #[arg(long, requires = alone::TRAIN, default_value_t = 100,
           value_parser = clap::value_parser!(u64).range(1..=100_000))]
     iterations: u64,
-    /// With --train: thread counts, comma-separated (default: 1, 2, 4, … and the cores
-    /// there are)
-    #[arg(long, requires = alone::TRAIN, value_delimiter = ',',
-          value_parser = clap::value_parser!(u64).range(1..=4096))]
+    /// Threads of each search, comma-separated to compare counts (default 1; at most the
+    /// threads the machine runs at once): the time to the same depth, whose node count
+    /// varies from run to run on more than one thread. With --train: the thread counts
+    /// of training (default: 1, 2, 4, … and the cores there are)
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..=4096))]
     threads: Vec<u64>,
 }
 
@@ -56,6 +57,10 @@ pub fn bench(games: &Games, args: BenchArgs) -> Result<(), CliError> {
         };
         return games.run(&game, Job::BenchTrain(bench, Box::new(config), text));
     }
+    for &threads in &args.threads {
+        crate::search::check_threads(threads as usize)
+            .map_err(|e| CliError::input(format!("--threads: {e}")))?;
+    }
     let (game, spec) = optional_eval(games, &args.game, args.eval.as_deref())?;
     games.run(&game, Job::Bench(args, spec))
 }
@@ -70,23 +75,63 @@ pub(super) fn bench_of<G: CliGame>(
     let (evaluator, _) = load_evaluator::<G>(variant, &spec)?;
     let count = G::BENCH_POSITIONS.len();
     let depth = args.depth.unwrap_or(G::BENCH_DEPTH);
-    let report = bench::run::<G, _>(evaluator, depth, bench::DEFAULT_TT_MIB, |i, pos, result| {
-        let best = result
-            .best_move
-            .map_or("none".to_string(), |m| pos.format_move(m));
-        eprintln!(
-            "{:>2}/{count} nodes {:>10} score {:>8} bestmove {best}",
-            i + 1,
-            result.nodes.total(),
-            format_score::<G>(result.score),
+    let counts: Vec<usize> = match args.threads.is_empty() {
+        true => vec![1],
+        false => args.threads.iter().map(|&n| n as usize).collect(),
+    };
+    let mut runs = Vec::new();
+    for &threads in &counts {
+        let report = bench::run::<G, _>(
+            evaluator.clone(),
+            depth,
+            bench::DEFAULT_TT_MIB,
+            threads,
+            |i, pos, result| {
+                let best = result
+                    .best_move
+                    .map_or("none".to_string(), |m| pos.format_move(m));
+                let seconds = result.elapsed.as_secs_f64();
+                eprintln!(
+                    "{:>2}/{count} nodes {:>10} time {seconds:>7.3} s nps {:>9} score {:>8} \
+                     bestmove {best}",
+                    i + 1,
+                    result.nodes.total(),
+                    (result.nodes.total() as f64 / seconds.max(1e-9)) as u64,
+                    format_score::<G>(result.score),
+                );
+            },
         );
-    });
-    eprintln!(
-        "{} main + {} quiescence nodes in {:.3} s ({spec})",
-        report.nodes.main,
-        report.nodes.quiescence,
-        report.elapsed.as_secs_f64()
-    );
-    println!("{} nodes {} nps", report.nodes.total(), report.nps());
+        eprintln!(
+            "{} main + {} quiescence nodes in {:.3} s ({spec}, {})",
+            report.nodes.main,
+            report.nodes.quiescence,
+            report.elapsed.as_secs_f64(),
+            counted(threads as u64, "thread", "threads"),
+        );
+        runs.push((threads, report));
+    }
+    match runs.as_slice() {
+        [(_, report)] => println!("{} nodes {} nps", report.nodes.total(), report.nps()),
+        _ => print_comparison(&runs, depth),
+    }
     Ok(())
+}
+
+/// The bench at several thread counts: each count's time to `depth`, and how many times
+/// faster it got there than the first count.
+fn print_comparison(runs: &[(usize, bench::BenchReport)], depth: u32) {
+    let first = runs[0].1.elapsed.as_secs_f64();
+    println!(
+        "{:>7} {:>9} {:>11} {:>11}  time to depth {depth}",
+        "threads", "time (s)", "nodes", "nps"
+    );
+    for (threads, report) in runs {
+        let seconds = report.elapsed.as_secs_f64();
+        println!(
+            "{threads:>7} {seconds:>9.3} {:>11} {:>11}  {:.2}× the first count's speed",
+            report.nodes.total(),
+            report.nps(),
+            first / seconds.max(1e-9)
+        );
+    }
 }

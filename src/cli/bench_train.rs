@@ -31,7 +31,7 @@ struct Measured {
 /// The thread counts measured by default: powers of two below the cores there are, and
 /// that count.
 pub fn default_threads() -> Vec<usize> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = crate::search::max_threads();
     let mut threads: Vec<usize> = std::iter::successors(Some(1), |n| Some(n * 2))
         .take_while(|&n| n < cores)
         .collect();

@@ -1,7 +1,8 @@
 //! `evalearn bench`: a fixed list of positions of each game ([`Bench`]) searched one by
 //! one with a fresh table. The total node count at the default depth is the engine's
 //! signature: any change to move generation, search or ordering changes it, and nothing
-//! else may.
+//! else may. On several threads the bench measures the time to the same depth; its node
+//! count then varies from run to run.
 
 use std::time::{Duration, Instant};
 
@@ -33,22 +34,22 @@ impl BenchReport {
     }
 }
 
-/// Searches every bench position of `G` to `depth` with the engine's search, a fresh
-/// table each time; `on_position` hears of each result.
-pub fn run<G: Bench, E: Evaluator<G>>(
+/// Searches every bench position of `G` to `depth` with the engine's search on `threads`
+/// threads, a fresh table each time; `on_position` hears of each result.
+pub fn run<G: Bench, E: Evaluator<G> + Clone>(
     evaluator: E,
     depth: u32,
     tt_mib: usize,
+    threads: usize,
     mut on_position: impl FnMut(usize, &G, &SearchResult<G>),
 ) -> BenchReport {
-    let mut searcher = Searcher::new(evaluator, SearchConfig::FULL, tt_mib);
+    let mut searcher = Searcher::new(evaluator, SearchConfig::FULL, tt_mib).with_threads(threads);
     let mut nodes = NodeCounts::default();
     let started = Instant::now();
     for (i, text) in G::BENCH_POSITIONS.iter().enumerate() {
         let pos = G::parse_position(text).expect("bench positions are valid");
         let result = searcher.search_position(&pos, &Limits::depth(depth));
-        nodes.main += result.nodes.main;
-        nodes.quiescence += result.nodes.quiescence;
+        nodes = nodes + result.nodes;
         on_position(i, &pos, &result);
     }
     BenchReport {

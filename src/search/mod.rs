@@ -105,6 +105,24 @@ use std::time::Duration;
 
 use crate::game::{ExactValue, Game};
 
+/// Most threads one search may use where the commands take a thread count: the threads
+/// this machine runs at once (the CPUs this process may use).
+pub fn max_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// `threads` if one search may use that many ([`max_threads`]); else what is wrong.
+pub fn check_threads(threads: usize) -> Result<usize, String> {
+    let max = max_threads();
+    match threads {
+        0 => Err("0 threads: a search needs at least one".to_string()),
+        n if n > max => Err(format!(
+            "{n} threads: this machine runs {max} at once, so at most {max}"
+        )),
+        n => Ok(n),
+    }
+}
+
 /// Deepest ply the search reaches (main search and quiescence together).
 pub const MAX_PLY: usize = 128;
 
@@ -279,7 +297,8 @@ impl Default for SearchConfig {
 pub struct Limits {
     /// Deepest iteration (or the only one, without iterative deepening).
     pub depth: Option<u32>,
-    /// Most nodes, quiescence nodes included. Deterministic.
+    /// Most nodes, quiescence nodes included. Deterministic on one thread; on several,
+    /// the main thread's nodes (the helpers search as long as it does).
     pub nodes: Option<u64>,
     /// Time for the whole search (on the searcher's [`time::TimeSource`], real unless a
     /// test gives another).
@@ -333,11 +352,29 @@ impl NodeCounts {
     }
 }
 
+impl std::ops::Add for NodeCounts {
+    type Output = NodeCounts;
+
+    fn add(self, other: NodeCounts) -> NodeCounts {
+        NodeCounts {
+            main: self.main + other.main,
+            quiescence: self.quiescence + other.quiescence,
+        }
+    }
+}
+
+impl std::iter::Sum for NodeCounts {
+    fn sum<I: Iterator<Item = NodeCounts>>(counts: I) -> NodeCounts {
+        counts.fold(NodeCounts::default(), |a, b| a + b)
+    }
+}
+
 /// What one finished iteration of iterative deepening found (or the only one).
 #[derive(Clone, Debug)]
 pub struct DepthReport<G: Game> {
     pub depth: u32,
     pub score: i32,
+    /// Nodes so far, of all threads (the helpers' as they last published them).
     pub nodes: NodeCounts,
     pub elapsed: Duration,
     pub pv: Vec<G::Move>,
@@ -355,6 +392,7 @@ pub struct SearchResult<G: Game> {
     /// Principal variation from the root, starting with the best move, through the
     /// quiescence search to the position whose static value gave the score.
     pub pv: Vec<G::Move>,
+    /// Nodes of all the search's threads.
     pub nodes: NodeCounts,
     pub elapsed: Duration,
     /// True if a limit other than depth ended the search.

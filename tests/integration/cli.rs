@@ -295,7 +295,6 @@ fn options_that_need_another_are_refused_without_it() {
             vec!["bench", "--depth", "2", "--iterations", "5"],
             "--train",
         ),
-        (vec!["bench", "--depth", "2", "--threads", "1"], "--train"),
         (
             [
                 &book[..],

@@ -36,6 +36,7 @@ mod selfplay;
 mod shard;
 mod shipped;
 mod slurm;
+mod smp;
 mod td;
 mod td_incremental;
 mod tournament;

@@ -69,8 +69,8 @@ mod tests {
 
     #[test]
     fn bench_signature_is_stable() {
-        let a = run::<Brazilian, _>(Material, 8, 4, |_, _, _| {});
-        let b = run::<Brazilian, _>(Material, 8, 4, |_, _, _| {});
+        let a = run::<Brazilian, _>(Material, 8, 4, 1, |_, _, _| {});
+        let b = run::<Brazilian, _>(Material, 8, 4, 1, |_, _, _| {});
         assert_eq!(a.nodes, b.nodes);
         assert!(a.nodes.main > 0 && a.nodes.quiescence > 0);
     }

@@ -10,15 +10,17 @@
 //!   aspiration windows, MTD(f)), tablebase roots;
 //! - [`node`]: the main-search recursion below the root;
 //! - [`quiesce`]: quiescence search over captures;
-//! - [`ordering`]: move ordering (killers, history, forcing moves) and picking.
+//! - [`ordering`]: move ordering (killers, history, forcing moves) and picking;
+//! - [`smp`]: the helper threads of a search on several threads (Lazy SMP).
 
 mod node;
 mod ordering;
 mod quiesce;
 mod root;
+mod smp;
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use super::time::{RealClock, TimeSource};
@@ -31,7 +33,9 @@ use crate::game::{Game, GameRecord, MoveBuffer};
 const CLOCK_INTERVAL: u64 = 1024;
 
 /// One thread's search: evaluator, configuration, transposition table and the per-ply
-/// buffers, all allocated once so the search itself allocates nothing per node.
+/// buffers, all allocated once so the search itself allocates nothing per node. With
+/// [`Searcher::with_threads`], it also holds the searchers of its helper threads, which
+/// share its table.
 pub struct Searcher<G: Game, E: Evaluator<G>> {
     evaluator: E,
     /// The evaluator's state for evaluating along the search path, if it has one.
@@ -62,7 +66,7 @@ pub struct Searcher<G: Game, E: Evaluator<G>> {
     deadline: Option<Duration>,
     /// No new iteration starts after this (a clock's soft budget).
     iteration_mark: Option<Duration>,
-    stop_flag: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    stop_flag: Option<Arc<AtomicBool>>,
     /// Whether the clock and the stop flag may end the search: not during a first
     /// iteration of 1 or 2 plies (a few hundred nodes), so every search that has a move
     /// to play has a searched move and a line to report, however busy the machine.
@@ -82,6 +86,11 @@ pub struct Searcher<G: Game, E: Evaluator<G>> {
     /// moves on keeps the table.
     game_start: Option<G>,
     game_moves: Vec<G::Move>,
+    /// The helper threads and what they share; none unless [`Searcher::with_threads`].
+    smp: smp::Smp<G, E>,
+    /// A helper's node counts (main, quiescence), published for the main thread's
+    /// reports as it looks at its stop flag.
+    published: Option<Arc<[AtomicU64; 2]>>,
 }
 
 impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
@@ -92,12 +101,17 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         } else {
             0
         };
+        Searcher::with_table(evaluator, config, TranspositionTable::new(tt_mib))
+    }
+
+    /// A searcher probing and storing in `tt`.
+    fn with_table(evaluator: E, config: SearchConfig, tt: TranspositionTable) -> Self {
         Searcher {
             incremental: evaluator.incremental(MAX_PLY + 1),
             incremental_stale: false,
             evaluator,
             config,
-            tt: TranspositionTable::new(tt_mib),
+            tt,
             lists: (0..=MAX_PLY).map(|_| G::Moves::default()).collect(),
             order: (0..=MAX_PLY)
                 .map(|_| vec![0; G::Moves::CAPACITY].into_boxed_slice())
@@ -125,6 +139,8 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             horizon: 0,
             game_start: None,
             game_moves: Vec::new(),
+            smp: smp::Smp::default(),
+            published: None,
         }
     }
 
@@ -139,6 +155,11 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
     pub fn with_time_source(mut self, time: Arc<dyn TimeSource>) -> Self {
         self.time = time;
         self
+    }
+
+    /// Another handle to the searcher's transposition table (the one its helpers share).
+    pub fn share_table(&self) -> TranspositionTable {
+        self.tt.share()
     }
 
     pub fn tablebase(&self) -> Option<&Arc<dyn Tablebase<G>>> {
@@ -164,10 +185,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
     /// stays while the searches follow one game (the same start, each record extending
     /// the last with the same evaluator) and is emptied otherwise.
     fn start(&mut self, record: &GameRecord<G>, limits: &Limits, started: Duration) {
-        let evaluator_changed = std::mem::take(&mut self.incremental_stale);
-        if evaluator_changed {
-            self.incremental = self.evaluator.incremental(MAX_PLY + 1);
-        }
+        let evaluator_changed = self.refresh_incremental();
         let moves = record.moves();
         let same_game = !evaluator_changed
             && self.game_start == Some(*record.start())
@@ -181,6 +199,21 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         }
         self.game_moves.clear();
         self.game_moves.extend_from_slice(moves);
+        self.reset(record, limits, started);
+    }
+
+    /// Makes the evaluator's incremental state anew if the evaluator changed; true if it
+    /// did.
+    fn refresh_incremental(&mut self) -> bool {
+        let changed = std::mem::take(&mut self.incremental_stale);
+        if changed {
+            self.incremental = self.evaluator.incremental(MAX_PLY + 1);
+        }
+        changed
+    }
+
+    /// Resets what every search starts without: ordering, counts, limits, the path.
+    fn reset(&mut self, record: &GameRecord<G>, limits: &Limits, started: Duration) {
         self.killers.fill([G::Move::default(); 2]);
         self.history.fill(0);
         self.nodes = NodeCounts::default();
@@ -211,13 +244,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
     fn enter(&mut self, quiescence: bool) -> bool {
         let total = self.nodes.total();
         if total >= self.node_limit
-            || (self.interruptible
-                && total.is_multiple_of(CLOCK_INTERVAL)
-                && (self.deadline.is_some_and(|d| self.time.now() >= d)
-                    || self
-                        .stop_flag
-                        .as_ref()
-                        .is_some_and(|f| f.load(Ordering::Relaxed))))
+            || (self.interruptible && total.is_multiple_of(CLOCK_INTERVAL) && self.poll())
         {
             self.stopped = true;
         }
@@ -230,6 +257,22 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             self.nodes.main += 1;
         }
         true
+    }
+
+    /// Whether the clock or the stop flag ends the search; a helper publishes its node
+    /// counts here too. Runs once every [`CLOCK_INTERVAL`] nodes.
+    #[cold]
+    #[inline(never)]
+    fn poll(&self) -> bool {
+        if let Some(published) = &self.published {
+            published[0].store(self.nodes.main, Ordering::Relaxed);
+            published[1].store(self.nodes.quiescence, Ordering::Relaxed);
+        }
+        self.deadline.is_some_and(|d| self.time.now() >= d)
+            || self
+                .stop_flag
+                .as_ref()
+                .is_some_and(|f| f.load(Ordering::Relaxed))
     }
 
     /// Tells the evaluator's incremental state (if any) that the search is at `pos`, `ply`

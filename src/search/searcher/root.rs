@@ -14,7 +14,7 @@ use crate::search::{
 };
 
 /// Iterations tried at most when only time or nodes limit the search.
-const MAX_ITERATIONS: u32 = MAX_PLY as u32 - 8;
+pub(super) const MAX_ITERATIONS: u32 = MAX_PLY as u32 - 8;
 
 impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
     /// Searches a position with no game history before it.
@@ -23,7 +23,10 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
     }
 
     /// Searches the current position of `record` (its history decides repetitions and
-    /// the quiet-move count); `on_iteration` hears of every finished iteration.
+    /// the quiet-move count); `on_iteration` hears of every finished iteration. With
+    /// several threads ([`Searcher::with_threads`]) the helpers search beside this one
+    /// until it ends; what it returns and reports is its own (the node counts are all
+    /// the threads').
     pub fn search(
         &mut self,
         record: &GameRecord<G>,
@@ -33,10 +36,10 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         let time = Arc::clone(&self.time);
         let started = time.now();
         let elapsed = || time.now().saturating_sub(started);
+        self.prepare_helpers();
         self.start(record, limits, started);
         let root = *record.position();
         self.enter_position(&root, 0);
-        let quiet = record.quiet_plies();
 
         let mut root_moves: Vec<G::Move> = {
             let mut list = G::Moves::default();
@@ -66,21 +69,51 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 return result;
             }
         }
-        let mut values = vec![-INFINITY; root_moves.len()];
-        for depth in self.iteration_depths(limits.depth) {
+        let mut root = Root {
+            pos: root,
+            quiet: record.quiet_plies(),
+            moves: root_moves,
+        };
+        let mut report = Report {
+            on_iteration: &mut on_iteration,
+            elapsed: &elapsed,
+        };
+        if self.threads() > 1 {
+            self.search_with_helpers(record, limits.depth, &mut root, &mut result, &mut report);
+        } else {
+            let depths = self.iteration_depths(limits.depth);
+            self.iterate(&mut root, depths, &mut result, &mut report);
+        }
+        result.nodes = self.nodes + self.helpers_nodes();
+        result.elapsed = elapsed();
+        result
+    }
+
+    /// Iterative deepening at `depths` from `root` (whose moves it reorders), the best
+    /// move found so far in `result`, each finished iteration told to `report`.
+    pub(super) fn iterate(
+        &mut self,
+        root: &mut Root<G>,
+        depths: impl Iterator<Item = u32>,
+        result: &mut SearchResult<G>,
+        report: &mut Report<'_, G>,
+    ) {
+        let mut values = vec![-INFINITY; root.moves.len()];
+        for depth in depths {
             // A first iteration of at most 2 plies always completes.
             self.interruptible = result.depth > 0 || depth > 2;
             let previous = (result.depth > 0).then_some(result.score);
             self.horizon = 0;
+            let (pos, quiet) = (root.pos, root.quiet);
             let outcome = if self.config.mtdf {
-                self.mtdf_iteration(&root, quiet, depth, previous.unwrap_or(0))
+                self.mtdf_iteration(&pos, quiet, depth, previous.unwrap_or(0))
             } else {
-                self.root_iteration(&root, quiet, depth, previous, &root_moves, &mut values)
+                self.root_iteration(&pos, quiet, depth, previous, &root.moves, &mut values)
             };
             if let Some((best, score, pv)) = outcome {
                 result.best_move = Some(best);
                 result.score = score;
-                result.pv = self.extend_from_table(&root, pv, depth);
+                result.pv = self.extend_from_table(&pos, pv, depth);
             }
             if self.stopped {
                 result.stopped = true;
@@ -88,26 +121,26 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             }
             result.depth = depth;
             if !self.config.mtdf {
-                reorder_root(&mut root_moves, &mut values, &mut result.root_values);
+                reorder_root(&mut root.moves, &mut values, &mut result.root_values);
             }
-            on_iteration(&DepthReport {
+            (report.on_iteration)(&DepthReport {
                 depth,
                 score: result.score,
-                nodes: self.nodes,
-                elapsed: elapsed(),
+                nodes: self.nodes + self.helpers_published(),
+                elapsed: (report.elapsed)(),
                 pv: result.pv.clone(),
             });
             if self.decided(result.score, depth) {
                 break;
             }
-            if self.iteration_mark.is_some_and(|mark| time.now() >= mark) {
+            if self
+                .iteration_mark
+                .is_some_and(|mark| self.time.now() >= mark)
+            {
                 result.stopped = true;
                 break;
             }
         }
-        result.nodes = self.nodes;
-        result.elapsed = elapsed();
-        result
     }
 
     /// Whether the iteration at `depth` that found `score` settles the search: deeper
@@ -163,7 +196,10 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
     /// Depths of the iterations: every `step`-th depth ending at the target (so with step
     /// 2 all iterations have the target's parity), or the target alone without iterative
     /// deepening. Without a depth limit the search deepens whatever the configuration.
-    fn iteration_depths(&self, target: Option<u32>) -> impl Iterator<Item = u32> + use<G, E> {
+    pub(super) fn iteration_depths(
+        &self,
+        target: Option<u32>,
+    ) -> impl Iterator<Item = u32> + use<G, E> {
         let last = target.unwrap_or(MAX_ITERATIONS).clamp(1, MAX_ITERATIONS);
         let step = match (self.config.iterative_deepening, target) {
             (Some(step), _) => step.clamp(1, 2),
@@ -309,6 +345,20 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
     }
 }
 
+/// The root of a search: its position, plies since the last irreversible move, and its
+/// moves (best first after each iteration).
+pub(super) struct Root<G: Game> {
+    pub(super) pos: G,
+    pub(super) quiet: u32,
+    pub(super) moves: Vec<G::Move>,
+}
+
+/// Where a search's finished iterations are told, and the time since its start.
+pub(super) struct Report<'a, G: Game> {
+    pub(super) on_iteration: &'a mut dyn FnMut(&DepthReport<G>),
+    pub(super) elapsed: &'a dyn Fn() -> Duration,
+}
+
 /// What a tablebase says of the root (see [`Searcher::probe_root`]).
 struct RootProbe<G: Game> {
     value: ExactValue,
@@ -320,7 +370,11 @@ struct RootProbe<G: Game> {
 
 /// The result before any search: the first move with its line (a loss score where the
 /// root has no move), found `elapsed` after the start.
-fn first_result<G: Game>(root: &G, root_moves: &[G::Move], elapsed: Duration) -> SearchResult<G> {
+pub(super) fn first_result<G: Game>(
+    root: &G,
+    root_moves: &[G::Move],
+    elapsed: Duration,
+) -> SearchResult<G> {
     SearchResult {
         best_move: root_moves.first().copied(),
         score: if root_moves.is_empty() {
