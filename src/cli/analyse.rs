@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::args::{GameArg, load_evaluator, optional_eval};
+use super::args::{GameArg, load_evaluator, optional_eval, search_threads};
 use super::egdb::EgdbOption;
 use super::games::{Games, Job};
 use super::{CliError, CliGame, position_arg};
@@ -27,7 +27,8 @@ pub struct AnalyseArgs {
     /// Deepest iteration (default 12 when no other limit is given)
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=(MAX_PLY as i64 - 8)))]
     depth: Option<u32>,
-    /// Most nodes, quiescence included (deterministic)
+    /// Most nodes, quiescence included (deterministic on one thread; on more, the main
+    /// thread's)
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     nodes: Option<u64>,
     /// Time for the whole search, in milliseconds
@@ -37,6 +38,10 @@ pub struct AnalyseArgs {
     /// that play many games at once default to 2 per engine and worker)
     #[arg(long = "tt-mb", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=MAX_TT_MIB as u64))]
     tt_mb: u64,
+    /// Threads of the search (1 to the threads the machine runs at once): helpers share
+    /// the table; the line printed is the main thread's, the node counts all threads'
+    #[arg(long, default_value = "1", value_parser = search_threads)]
+    threads: usize,
     /// Print draughts moves in algebraic notation
     #[arg(long)]
     algebraic: bool,
@@ -84,7 +89,8 @@ pub(super) fn analyse_of<G: CliGame>(
     });
     let (evaluator, _) = load_evaluator::<G>(variant, &spec)?;
     let mut searcher = Searcher::new(evaluator, SearchConfig::FULL, args.tt_mb as usize)
-        .with_tablebase(args.egdb.load::<G>()?);
+        .with_tablebase(args.egdb.load::<G>()?)
+        .with_threads(args.threads);
     let record = GameRecord::new(pos);
     let result = searcher.search(&record, &limits, |it: &DepthReport<G>| {
         let seconds = it.elapsed.as_secs_f64();

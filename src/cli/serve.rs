@@ -10,6 +10,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::CliError;
+use super::args::search_threads;
 use super::egdb::EgdbOption;
 use super::games::Games;
 use crate::search::MAX_PLY;
@@ -47,6 +48,10 @@ pub struct ServeArgs {
     /// up to --max-games tables are held at once)
     #[arg(long = "tt-mb", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=1024))]
     tt_mb: u64,
+    /// Threads of each live game's search (1 to the threads the machine runs at once;
+    /// games thinking at the same time share the cores)
+    #[arg(long, default_value = "1", value_parser = search_threads)]
+    threads: usize,
     #[command(flatten)]
     egdb: EgdbOption,
 }
@@ -70,6 +75,7 @@ pub fn serve(games: &Games, args: ServeArgs) -> Result<(), CliError> {
         max_movetime: Duration::from_secs(args.max_seconds),
         idle_timeout: Duration::from_secs(args.idle_minutes * 60),
         tt_mib: args.tt_mb as usize,
+        threads: args.threads,
         tablebases: games.tablebases(&args.egdb)?,
         ..Config::default()
     };

@@ -337,7 +337,8 @@ pub(crate) fn new_game<G: WebGame>(
         _ => (None, None),
     };
     let searcher = Searcher::new(evaluator, SearchConfig::FULL, config.tt_mib)
-        .with_tablebase(tablebase::<G>(config));
+        .with_tablebase(tablebase::<G>(config))
+        .with_threads(config.threads);
     let mut live = Live {
         record: GameRecord::new(start),
         human,

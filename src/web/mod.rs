@@ -55,6 +55,8 @@ pub struct Config {
     pub idle_timeout: Duration,
     /// Transposition table of each game's searcher, in MiB.
     pub tt_mib: usize,
+    /// Threads of each game's search (sharing its table).
+    pub threads: usize,
     /// How often a watched metrics file is looked at.
     pub poll_interval: Duration,
     /// Endgame databases of the games' searchers.
@@ -71,6 +73,7 @@ impl Default for Config {
             max_movetime: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(30 * 60),
             tt_mib: 16,
+            threads: 1,
             poll_interval: Duration::from_millis(250),
             tablebases: Tablebases::default(),
         }

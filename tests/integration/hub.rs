@@ -19,7 +19,7 @@ use evalearn::games::brazilian::hub::notation;
 use evalearn::games::brazilian::hub::protocol::parse_line;
 use evalearn::games::brazilian::hub::time::Level;
 use evalearn::search::time::SimulatedClock;
-use evalearn::search::{Limits, MAX_PLY, SearchConfig, Searcher};
+use evalearn::search::{Limits, MAX_PLY, SearchConfig, Searcher, max_threads};
 use proptest::prelude::*;
 
 const START: &str = "Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww";
@@ -164,11 +164,13 @@ impl Write for ToChannel {
 }
 
 impl Simulated {
-    /// The material evaluator with `move_overhead_ms` of move overhead.
-    fn start(move_overhead_ms: u64) -> Simulated {
+    /// The material evaluator with `move_overhead_ms` of move overhead, searching on
+    /// `threads` threads.
+    fn start(move_overhead_ms: u64, threads: usize) -> Simulated {
         let options = EngineOptions {
             eval: evalearn::eval::spec::EvalSpec::Builtin("material".into()),
             hash_mib: 4,
+            threads,
             move_overhead: Duration::from_millis(move_overhead_ms),
             tablebase: None,
             notes: Vec::new(),
@@ -263,7 +265,18 @@ impl Simulated {
 
 #[test]
 fn ponder_waits_for_ponder_hit_then_keeps_to_the_clock() {
-    let mut engine = Simulated::start(20);
+    ponder_then_clock(1);
+}
+
+/// With helper threads too: only the main thread reads the clock, and it stops them.
+#[test]
+fn ponder_and_the_clock_work_on_two_threads() {
+    ponder_then_clock(2);
+    clock_moves(2);
+}
+
+fn ponder_then_clock(threads: usize) {
+    let mut engine = Simulated::start(20, threads);
     let start = Brazilian::start();
     engine.send(&format!("pos pos={START}"));
     engine.send("level move-time=0.05");
@@ -293,8 +306,12 @@ fn ponder_waits_for_ponder_hit_then_keeps_to_the_clock() {
 
 #[test]
 fn a_clock_move_keeps_to_its_time_marks_on_a_simulated_clock() {
+    clock_moves(1);
+}
+
+fn clock_moves(threads: usize) {
     let overhead = Duration::from_millis(20);
-    let mut engine = Simulated::start(overhead.as_millis() as u64);
+    let mut engine = Simulated::start(overhead.as_millis() as u64, threads);
     let start = Brazilian::start();
     engine.send("pos");
     for (text, left) in [
@@ -339,6 +356,7 @@ fn bad_lines_get_an_error_line_and_the_engine_plays_on() {
         b"level speed=3",
         b"set-param name=variant value=frisian",
         b"set-param name=hash value=0",
+        b"set-param name=threads value=0",
         b"set-param name=eval value=/nonexistent/model.bin",
         b"set-param name=colour value=red",
         b"set-param value=3",
@@ -380,6 +398,48 @@ fn bad_lines_get_an_error_line_and_the_engine_plays_on() {
     engine.wait_for("done move=");
     engine.send("quit");
     engine.finish();
+}
+
+#[test]
+fn threads_are_a_parameter_bounded_by_the_machine() {
+    let max = max_threads();
+    let mut engine = hub(&[]);
+    engine.send("hub");
+    let handshake = until(&mut engine, "wait");
+    let param = handshake
+        .iter()
+        .find(|l| l.starts_with("param name=threads"))
+        .unwrap_or_else(|| panic!("no threads parameter: {handshake:?}"));
+    assert_eq!(value(param, "value").as_deref(), Some("1"), "{param}");
+    assert_eq!(value(param, "type").as_deref(), Some("int"), "{param}");
+    assert_eq!(value(param, "min").as_deref(), Some("1"), "{param}");
+    assert_eq!(value(param, "max"), Some(max.to_string()), "{param}");
+    for refused in [0, max + 1] {
+        engine.send(&format!("set-param name=threads value={refused}"));
+        let error = engine.wait_for("error");
+        assert!(
+            error.contains(&format!(
+                "set-param threads={refused}: expected threads from 1 to {max}"
+            )),
+            "{error}"
+        );
+    }
+    // Two threads where the machine has two cores (one on a machine with one).
+    engine.send(&format!("set-param name=threads value={}", max.min(2)));
+    engine.send("ping");
+    assert_eq!(engine.wait_for(""), "pong");
+    engine.send("init");
+    engine.wait_for("ready");
+    engine.send(&format!("pos pos={START}"));
+    engine.send("level depth=6");
+    engine.send("go think");
+    let done = until(&mut engine, "done").pop().unwrap();
+    let text = value(&done, "move").unwrap_or_else(|| panic!("no move: {done}"));
+    notation::parse_move(&Brazilian::start(), &text).unwrap_or_else(|e| panic!("{done}: {e}"));
+    engine.send("quit");
+    engine.finish();
+    // The command line's --threads is the parameter's start.
+    common::assert_input_error(&["hub", "--threads", &(max + 1).to_string()]);
 }
 
 #[test]
@@ -430,6 +490,7 @@ fn bad_hub_arguments_are_exit_status_2() {
         &["hub", "--eval", "stores"],
         &["hub", "--model", "models/kalah-td.bin"],
         &["hub", "--tt-mb", "0"],
+        &["hub", "--threads", "0"],
     ] {
         common::assert_input_error(args);
     }
@@ -546,6 +607,8 @@ const WORDS: &[&str] = &[
     "stop",
     "name=hash",
     "value=1",
+    "name=threads",
+    "value=2",
     "name=variant",
     "value=brazilian",
     "pos=Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww",
@@ -589,6 +652,7 @@ proptest! {
         let options = EngineOptions {
             eval: evalearn::eval::spec::EvalSpec::Builtin("material".into()),
             hash_mib: 1,
+            threads: 1,
             move_overhead: Duration::from_millis(10),
             tablebase: None,
             notes: Vec::new(),

@@ -5,8 +5,10 @@ Usage: hub_game.py EVALEARN MODEL
 evalearn plays both sides of one Brazilian game from the start, each move under another
 kind of limit (depth, nodes, move time, clock, and a ponder search ended by ponder-hit).
 Every move is checked against pydraughts' own legal-move list, every search's info
-against what HubEngine parses. Also: the handshake's id and variants, ping, a capture
-with two paths answered at once as one forced move, an analysis stopped by `stop`.
+against what HubEngine parses. The engine searches on two threads (where the machine runs
+two at once). Also: the handshake's id, variants and parameters, `threads` refused at 0,
+ping, a capture with two paths answered at once as one forced move, an analysis stopped
+by `stop`.
 Prints one summary line; exits non-zero with the reason on failure.
 """
 
@@ -30,9 +32,32 @@ if engine.id.get("name") != "evalearn":
     fail(f"id {engine.id}")
 if "brazilian" not in engine.variants:
     fail(f"variants {engine.variants}")
-if not {"variant", "eval", "hash", "move-overhead"} <= engine.options:
+if not {"variant", "eval", "hash", "threads", "move-overhead"} <= engine.options:
     fail(f"parameters {engine.options}")
 engine.configure({"variant": "brazilian", "hash": 16})
+
+
+def answers_before_pong():
+    """The engine's lines between now and the answer to a ping."""
+    engine.send("ping")
+    lines = []
+    while True:
+        command, arg = engine.recv_hub()
+        if command == "pong":
+            return lines
+        lines.append(f"{command} {arg}")
+
+
+# No search without a thread: an error line. Two threads where the machine runs two at
+# once (the whole game below then searches on both); refused, saying so, where it runs one.
+engine.send("set-param name=threads value=0")
+answer = answers_before_pong()
+if len(answer) != 1 or not answer[0].startswith("error message=") or "threads=0" not in answer[0]:
+    fail(f"threads=0 answered {answer}")
+engine.setoption("threads", 2)
+answer = answers_before_pong()
+if answer and not (len(answer) == 1 and "this machine runs 1 at once" in answer[0]):
+    fail(f"threads=2 answered {answer}")
 engine.init()
 engine.ping()
 

@@ -11,7 +11,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::analyse::format_line;
-use super::args::{GameArg, check_output, eval_spec, load_evaluator, typed_flag};
+use super::args::{GameArg, check_output, eval_spec, load_evaluator, search_threads, typed_flag};
 use super::book::read_book;
 use super::games::{Games, Job};
 use super::{CliError, CliGame};
@@ -64,6 +64,9 @@ pub struct PlayArgs {
     /// that play many games at once default to 2 per engine and worker)
     #[arg(long = "tt-mb", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=super::analyse::MAX_TT_MIB as u64))]
     tt_mb: u64,
+    /// Threads of the engine's search (1 to the threads the machine runs at once)
+    #[arg(long, default_value = "1", value_parser = search_threads)]
+    threads: usize,
     #[command(flatten)]
     egdb: super::egdb::EgdbOption,
 }
@@ -157,7 +160,8 @@ pub(super) fn play_game<G: CliGame>(
             (None, None) => Limits::movetime(Duration::from_millis(1000)),
         },
         searcher: Searcher::new(evaluator, SearchConfig::FULL, args.tt_mb as usize)
-            .with_tablebase(args.egdb.load::<G>()?),
+            .with_tablebase(args.egdb.load::<G>()?)
+            .with_threads(args.threads),
         model,
         builtin: spec.to_string(),
         flipped: args.side == HumanSide::Second,
@@ -187,9 +191,13 @@ pub(super) fn play_game<G: CliGame>(
         HumanSide::None => "Type quit to stop watching",
         _ => "Type help for commands",
     };
+    let threads = match args.threads {
+        1 => String::new(),
+        n => format!(" on {n} threads"),
+    };
     session.say(&format!(
-        "evalearn play ({}): you are {you}; the engine uses {}. Games are saved to {}. \
-         {commands}.",
+        "evalearn play ({}): you are {you}; the engine uses {}{threads}. Games are saved to \
+         {}. {commands}.",
         G::variant_name(variant),
         session.engine_label(),
         session.save_path.display()

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::cli::CliError;
+use crate::cli::args::search_threads;
 use crate::cli::egdb::EgdbOption;
 use crate::games::brazilian::Brazilian;
 use crate::games::brazilian::hub::engine::{self, Engine, MAX_HASH_MIB, MAX_OVERHEAD_MS};
@@ -22,6 +23,10 @@ pub struct HubArgs {
     #[arg(long = "tt-mb", default_value_t = 64,
           value_parser = clap::value_parser!(u64).range(1..=MAX_HASH_MIB as u64))]
     tt_mb: u64,
+    /// Threads of each search (Hub parameter `threads`; 1 to the threads the machine
+    /// runs at once)
+    #[arg(long, default_value = "1", value_parser = search_threads)]
+    threads: usize,
     /// Milliseconds kept back on every clock move for pipe and client latency (Hub
     /// parameter `move-overhead`)
     #[arg(long, default_value_t = 100,
@@ -36,6 +41,7 @@ pub fn run(args: HubArgs) -> Result<(), CliError> {
         args.model,
         args.eval.as_deref(),
         args.tt_mb as usize,
+        args.threads,
         args.move_overhead,
     )
     .map_err(CliError::input)?;

@@ -1,7 +1,8 @@
 //! `evalearn hub`: the engine side of the Hub protocol.
 //!
-//! Three threads: one reads stdin line by line, one searches, and the main loop answers
-//! commands, starts and stops searches and keeps the clock. The reader and the search
+//! Three threads: one reads stdin line by line, one searches (with the helpers of the
+//! `threads` parameter beside it, which it starts and stops itself), and the main loop
+//! answers commands, starts and stops searches and keeps the clock. The reader and the search
 //! hand their news to the main loop over one channel, so it never blocks on either: a
 //! `stop`, `ping` or `quit` is answered while a search runs, and the hard time mark is a
 //! timeout on that channel. Only the main loop and the search write to stdout, a line at
@@ -25,7 +26,7 @@ use crate::games::brazilian::{Brazilian, Move};
 use crate::search::time::{RealClock, TimeSource};
 use crate::search::{
     DepthReport, Limits, MAX_PLY, SearchConfig, SearchResult, Searcher, Tablebase, WIN,
-    WIN_THRESHOLD,
+    WIN_THRESHOLD, max_threads,
 };
 
 type HubSearcher = Searcher<Brazilian, AnyEvaluator<Brazilian>>;
@@ -45,6 +46,8 @@ pub struct EngineOptions {
     pub eval: EvalSpec,
     /// Transposition table, MiB.
     pub hash_mib: usize,
+    /// Threads of each search (1 to [`max_threads`]), sharing the table.
+    pub threads: usize,
     /// Latency allowed for on every clock move.
     pub move_overhead: Duration,
     /// Endgame database of the search.
@@ -177,6 +180,7 @@ fn new_searcher(
     Searcher::new(evaluator, SearchConfig::FULL, options.hash_mib)
         .with_tablebase(options.tablebase.clone())
         .with_time_source(Arc::clone(time))
+        .with_threads(options.threads)
 }
 
 /// The evaluator `spec` names, with a watch on its file when it is a model.
@@ -339,6 +343,11 @@ impl<W: Write + Send + 'static> Session<W> {
                 self.options.hash_mib
             ),
             format!(
+                "param name=threads value={} type=int min=1 max={}",
+                self.options.threads,
+                max_threads()
+            ),
+            format!(
                 "param name=move-overhead value={} type=int min=0 max={MAX_OVERHEAD_MS}",
                 self.options.move_overhead.as_millis()
             ),
@@ -386,6 +395,20 @@ impl<W: Write + Send + 'static> Session<W> {
                 }
                 Ok(())
             }
+            "threads" => {
+                let max = max_threads();
+                let threads = whole_number(
+                    &format!("set-param {name}"),
+                    value,
+                    1,
+                    max as u64,
+                    "threads",
+                )
+                .map_err(|e| format!("{e} (this machine runs {max} at once)"))?;
+                self.options.threads = threads as usize;
+                self.idle_searcher().set_threads(threads as usize);
+                Ok(())
+            }
             "move-overhead" => {
                 let ms = whole_number(
                     &format!("set-param {name}"),
@@ -401,7 +424,7 @@ impl<W: Write + Send + 'static> Session<W> {
             // each `level` anyway.
             "initial-time" => Ok(()),
             other => Err(format!(
-                "set-param: unknown parameter '{}' (known: variant eval hash move-overhead)",
+                "set-param: unknown parameter '{}' (known: variant eval hash threads move-overhead)",
                 other.chars().take(40).collect::<String>()
             )),
         }
@@ -735,6 +758,7 @@ pub fn options_from_args(
     model: Option<PathBuf>,
     eval: Option<&str>,
     hash_mib: usize,
+    threads: usize,
     move_overhead_ms: u64,
 ) -> Result<EngineOptions, String> {
     let eval = match (model, eval) {
@@ -745,6 +769,7 @@ pub fn options_from_args(
     Ok(EngineOptions {
         eval,
         hash_mib,
+        threads,
         move_overhead: Duration::from_millis(move_overhead_ms),
         tablebase: None,
         notes: Vec::new(),
