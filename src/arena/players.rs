@@ -87,6 +87,8 @@ pub struct Engine<G: Game, E> {
     pub tablebase: Option<Arc<dyn Tablebase<G>>>,
     /// The search's enhancements ([`SearchConfig::FULL`] unless changed).
     pub search: SearchConfig,
+    /// Threads of each search (1 unless changed), sharing the player's table.
+    pub threads: usize,
 }
 
 impl<G: Game, E: Evaluator<G>> Engine<G, E> {
@@ -95,12 +97,18 @@ impl<G: Game, E: Evaluator<G>> Engine<G, E> {
             evaluator,
             tablebase,
             search: SearchConfig::FULL,
+            threads: 1,
         }
     }
 
     /// The same engine searching with `search`.
     pub fn with_search(self, search: SearchConfig) -> Self {
         Engine { search, ..self }
+    }
+
+    /// The same engine searching on `threads` threads (see [`Searcher::with_threads`]).
+    pub fn with_threads(self, threads: usize) -> Self {
+        Engine { threads, ..self }
     }
 }
 
@@ -109,6 +117,7 @@ impl<G: Game, E: Evaluator<G> + Clone + Sync> Contender<G> for Engine<G, E> {
 
     fn player(&self, tt_mib: usize) -> Result<Searcher<G, E>, String> {
         Ok(Searcher::new(self.evaluator.clone(), self.search, tt_mib)
-            .with_tablebase(self.tablebase.clone()))
+            .with_tablebase(self.tablebase.clone())
+            .with_threads(self.threads))
     }
 }

@@ -1,7 +1,7 @@
 //! The `evalearn` binary as scripts use it: output format and exit statuses.
 
 use crate::common;
-use common::{evalearn, stderr, stdout, temp_dir};
+use common::{evalearn, evalearn_ok, stderr, stdout, temp_dir};
 
 #[test]
 fn perft_prints_the_count_last() {
@@ -122,6 +122,62 @@ fn bench_ends_with_its_signature_line() {
     // The node count is the engine's signature: move generation, ordering and pruning
     // changes show up here (README: `evalearn bench`). Update it only on purpose.
     assert_eq!(words[0], "38163", "bench --depth 6 signature");
+}
+
+/// `--threads` of one search: analyse, match (per engine), bench; more than the machine
+/// runs at once, or none, is bad input. Two threads where the machine has two cores.
+#[test]
+fn searches_on_several_threads_from_the_command_line() {
+    let max = evalearn::search::max_threads();
+    let two = max.min(2).to_string();
+    for game in ["brazilian", "kalah"] {
+        let out = evalearn_ok(&["analyse", "--game", game, "--threads", &two, "--depth", "8"]);
+        let text = stdout(&out);
+        assert!(text.lines().any(|l| l.starts_with("depth 8 ")), "{text}");
+        assert!(
+            text.lines().last().unwrap().starts_with("bestmove "),
+            "{text}"
+        );
+    }
+    let a_match = [
+        "match", "--a", "material", "--b", "material", "--games", "2",
+    ];
+    let out = evalearn_ok(&[&a_match[..], &["--depth", "4", "--a-threads", &two]].concat());
+    let text = stdout(&out);
+    assert!(text.contains("games        2 "), "{text}");
+    if max >= 2 {
+        assert!(
+            text.contains("A: material (depth 4, 2 threads) vs B: material (depth 4)"),
+            "{text}"
+        );
+    }
+    let out = evalearn_ok(&["bench", "--depth", "4", "--threads", &format!("1,{two}")]);
+    let text = stdout(&out);
+    assert!(text.starts_with("threads  time (s)"), "{text}");
+    assert_eq!(text.lines().count(), 3, "{text}");
+    // One thread is the signature run, whatever the flag.
+    let out = evalearn_ok(&["bench", "--depth", "6", "--threads", "1"]);
+    assert!(stdout(&out).starts_with("38163 nodes "), "{}", stdout(&out));
+
+    let over = (max + 1).to_string();
+    let hub_match = ["match", "--a", "material", "--b", "hub:/nonexistent/engine"];
+    for args in [
+        vec!["analyse", "--threads", &over],
+        vec!["analyse", "--threads", "0"],
+        vec!["play", "--threads", &over],
+        vec!["serve", "--threads", &over],
+        vec!["bench", "--threads", &over],
+        [&a_match[..], &["--depth", "2", "--search-threads", &over]].concat(),
+        [&a_match[..], &["--depth", "2", "--a-threads", "0"]].concat(),
+        // An external engine's threads are its own.
+        [
+            &hub_match[..],
+            &["--games", "2", "--depth", "2", "--b-threads", "1"],
+        ]
+        .concat(),
+    ] {
+        common::assert_input_error(&args);
+    }
 }
 
 #[test]

@@ -1,15 +1,18 @@
 //! `evalearn match`: two evaluators play game pairs; the report says how much stronger A
 //! is than B, with an interval, and (with `--sprt`) stops as soon as that is decided.
 
+mod report;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{ArgGroup, Args};
+use report::{PerfectPlay, pair_games, print_report, report_json};
 
 use super::args::{
-    GameArg, LimitArgs, OpeningArgs, advance, alone, check_new_output, counted, eval_spec,
-    load_evaluator, progress_bar, typed_flag, write_output,
+    GameArg, LimitArgs, OpeningArgs, advance, alone, check_new_output, eval_spec, load_evaluator,
+    progress_bar, search_threads, typed_flag, write_output,
 };
 use super::book::read_book;
 use super::egdb::EgdbOption;
@@ -17,16 +20,15 @@ use super::games::{Games, Job};
 use super::interrupt;
 use super::{CliError, CliGame};
 use crate::arena::interrupt::Interruptible;
-use crate::arena::margins::{self, PerfectSide};
+use crate::arena::margins::PerfectSide;
 use crate::arena::matches::{
-    DEFAULT_PLY_CAP, GAMES_TT_MIB, MatchConfig, MatchOutcome, PairResult, TimeControl, run_match,
+    DEFAULT_PLY_CAP, GAMES_TT_MIB, MatchConfig, MatchOutcome, TimeControl, run_match,
 };
 use crate::arena::perfect;
 use crate::arena::players::{Contender, Engine, Player};
-use crate::arena::stats::{GameResult, SprtParams};
+use crate::arena::stats::SprtParams;
 use crate::book::player::BookContender;
 use crate::eval::spec::{AnyEvaluator, EvalSpec};
-use crate::game::{EndReason, SavedGame, Side, player_tag};
 use crate::search::{Limits, MAX_PLY, SearchConfig, Tablebase};
 
 #[derive(Args, Debug)]
@@ -116,10 +118,20 @@ pub struct MatchArgs {
     /// Engine B's search (as --a-search)
     #[arg(long, value_parser = parse_search, default_value = "full")]
     b_search: NamedSearch,
-    /// Worker threads (default: one per core); with depth or node limits the result does
-    /// not depend on it
+    /// Games played at once (default: one per core, or per --search-threads cores); with
+    /// depth or node limits the result does not depend on it
     #[arg(long, default_value_t = 0)]
     threads: usize,
+    /// Threads of each engine's search within one game (default 1; evalearn's engines
+    /// only): with more than one, a depth or node limit no longer gives the same games
+    #[arg(long, value_parser = search_threads)]
+    search_threads: Option<usize>,
+    /// Threads of A's search (replaces --search-threads for A)
+    #[arg(long, value_parser = search_threads)]
+    a_threads: Option<usize>,
+    /// Threads of B's search (replaces --search-threads for B)
+    #[arg(long, value_parser = search_threads)]
+    b_threads: Option<usize>,
     /// Seed of the random openings
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -292,12 +304,14 @@ fn load_side<G: CliGame>(
     variant: G::Variant,
     spec: &SideSpec,
     tablebase: Option<Arc<dyn Tablebase<G>>>,
-    search: SearchConfig,
+    (search, threads): (SearchConfig, usize),
     kalah_db_dir: Option<&Path>,
 ) -> Result<MatchSide<G>, CliError> {
     match spec {
         SideSpec::Eval(spec) => Ok(MatchSide::Search(Box::new(
-            Engine::new(load_evaluator::<G>(variant, spec)?.0, tablebase).with_search(search),
+            Engine::new(load_evaluator::<G>(variant, spec)?.0, tablebase)
+                .with_search(search)
+                .with_threads(threads),
         ))),
         SideSpec::Hub(command) => Ok(MatchSide::Hub(command.clone())),
         &SideSpec::Perfect(cap) => perfect::load(variant, tablebase, kalah_db_dir, cap)
@@ -414,7 +428,7 @@ fn match_config(args: &MatchArgs) -> Result<MatchConfig, CliError> {
         limits_a,
         limits_b,
         ply_cap: args.ply_cap,
-        threads: args.threads,
+        threads: games_at_once(args),
         tt_mib: args.tt_mb as usize,
         seed: args.seed,
         sprt,
@@ -444,7 +458,7 @@ fn match_sides<G: CliGame>(
             variant,
             spec_a,
             for_side(EgdbSides::A),
-            args.a_search.config,
+            (args.a_search.config, side_threads(args, "a", spec_a)?),
             args.db_dir.as_deref(),
         )?,
         book: book_of(&args.a_book).transpose()?,
@@ -455,13 +469,46 @@ fn match_sides<G: CliGame>(
             variant,
             spec_b,
             for_side(EgdbSides::B),
-            args.b_search.config,
+            (args.b_search.config, side_threads(args, "b", spec_b)?),
             args.db_dir.as_deref(),
         )?,
         book: book_of(&args.b_book).transpose()?,
         seed: args.seed ^ B_BOOK_STREAM,
     };
     Ok((side_a, side_b))
+}
+
+/// The threads of side `side`'s search: its own `--a-threads`/`--b-threads` (refused for
+/// an engine that is not evalearn's search), else `--search-threads`, else 1.
+fn side_threads(args: &MatchArgs, side: &str, spec: &SideSpec) -> Result<usize, CliError> {
+    let own = if side == "a" {
+        args.a_threads
+    } else {
+        args.b_threads
+    };
+    match (own, spec) {
+        (Some(_), SideSpec::Hub(_) | SideSpec::Perfect(_)) => Err(CliError::input(format!(
+            "--{side}-threads: engine {} is {spec}, not evalearn's search: its threads are \
+             not evalearn's to set",
+            side.to_uppercase()
+        ))),
+        (None, SideSpec::Hub(_) | SideSpec::Perfect(_)) => Ok(1),
+        (_, SideSpec::Eval(_)) => Ok(own.or(args.search_threads).unwrap_or(1)),
+    }
+}
+
+/// Games played at once: `--threads`, else one per core (0), or with searches on
+/// several threads as many as leave each game's threads a core.
+fn games_at_once(args: &MatchArgs) -> usize {
+    let per_game = [args.a_threads, args.b_threads, args.search_threads]
+        .into_iter()
+        .flatten()
+        .max()
+        .unwrap_or(1);
+    match (args.threads, per_game) {
+        (0, 2..) => (crate::search::max_threads() / per_game).max(1),
+        (threads, _) => threads,
+    }
 }
 
 /// The openings of `pairs` pairs: from `--book`, a file, or random plies.
@@ -531,15 +578,21 @@ fn side_names(
     spec_a: &SideSpec,
     spec_b: &SideSpec,
 ) -> (String, String) {
-    let extras = |path: &Option<PathBuf>, search: &NamedSearch| {
+    let extras = |path: &Option<PathBuf>, search: &NamedSearch, threads: usize| {
         let book = path
             .as_ref()
             .map_or(String::new(), |p| format!(", book {}", p.display()));
+        let threads = match threads {
+            1 => String::new(),
+            n => format!(", {n} threads"),
+        };
         match search.name {
-            "full" => book,
-            name => format!("{book}, search {name}"),
+            "full" => format!("{book}{threads}"),
+            name => format!("{book}, search {name}{threads}"),
         }
     };
+    // Checked as the sides were loaded.
+    let threads = |side, spec| side_threads(args, side, spec).unwrap_or(1);
     let limit = |limits: &Limits| match (config.clock, limits) {
         (Some(c), l) if (l.depth, l.nodes, l.movetime) == (None, None, None) => describe_clock(c),
         (Some(c), l) => format!("{}, {}", describe_clock(c), LimitArgs::describe(l)),
@@ -549,12 +602,12 @@ fn side_names(
         format!(
             "A: {spec_a} ({}{})",
             limit(&config.limits_a),
-            extras(&args.a_book, &args.a_search)
+            extras(&args.a_book, &args.a_search, threads("a", spec_a))
         ),
         format!(
             "B: {spec_b} ({}{})",
             limit(&config.limits_b),
-            extras(&args.b_book, &args.b_search)
+            extras(&args.b_book, &args.b_search, threads("b", spec_b))
         ),
     )
 }
@@ -565,195 +618,4 @@ fn describe_clock(control: TimeControl) -> String {
         control.base.as_secs_f64(),
         control.increment.as_secs_f64()
     )
-}
-
-/// Games A and B lost on time.
-fn time_forfeits<G: CliGame>(outcome: &MatchOutcome<G>) -> (usize, usize) {
-    let mut lost = (0, 0);
-    for pair in &outcome.pairs {
-        for (g, game) in pair.games.iter().enumerate() {
-            if game.reason == EndReason::TimeForfeit {
-                let a_side = if g == 0 { Side::First } else { Side::Second };
-                match GameResult::from_outcome(game.outcome, a_side) {
-                    GameResult::Win => lost.1 += 1,
-                    _ => lost.0 += 1,
-                }
-            }
-        }
-    }
-    lost
-}
-
-/// The perfect side of a match and how many of its moves were exact.
-#[derive(Clone, Copy)]
-struct PerfectPlay {
-    side: PerfectSide,
-    exact: u64,
-    /// All its moves, in the games in progress at a stop too.
-    moves: u64,
-}
-
-impl PerfectPlay {
-    fn line(&self) -> String {
-        let side = self.side.letter();
-        let share = if self.moves == 0 {
-            0.0
-        } else {
-            100.0 * self.exact as f64 / self.moves as f64
-        };
-        format!(
-            "exact moves  {side} (perfect) played {} of its {} moves exactly ({share:.1}%), the \
-             rest with the search",
-            self.exact, self.moves
-        )
-    }
-}
-
-fn print_report<G: CliGame>(
-    outcome: &MatchOutcome<G>,
-    names: &(String, String),
-    config: &MatchConfig,
-    perfect: Option<PerfectPlay>,
-) {
-    let t = &outcome.tally.trinomial;
-    let e = outcome.tally.estimate();
-    println!("match: {} vs {}", names.0, names.1);
-    println!(
-        "games        {} ({}; each opening played twice, colours swapped; a game still on \
-         at ply {} is a draw)",
-        t.games(),
-        counted(outcome.pairs.len() as u64, "pair", "pairs"),
-        config.ply_cap
-    );
-    println!(
-        "A            {}, {}, {}: score {:.1}%",
-        counted(t.wins, "win", "wins"),
-        counted(t.draws, "draw", "draws"),
-        counted(t.losses, "loss", "losses"),
-        100.0 * e.score
-    );
-    match e.interval_rounded(1) {
-        Some((low, high)) => println!(
-            "Elo (A − B)  {:+.1}, 95% interval [{low:+.1}, {high:+.1}]",
-            e.elo
-        ),
-        None => println!("Elo (A − B)  n/a ({})", e.unmeasured().unwrap_or_default()),
-    }
-    println!("LOS          {:.1}%", 100.0 * e.los);
-    if config.clock.is_some() {
-        let (a, b) = time_forfeits(outcome);
-        println!("lost on time A {a}, B {b}");
-    }
-    println!("draw ratio   {:.1}%", 100.0 * e.draw_ratio.unwrap_or(0.0));
-    println!(
-        "pentanomial  {:?} (pairs in which A scored 0, ½, 1, 1½, 2 points)",
-        outcome.tally.pentanomial.counts
-    );
-    if let Some(summary) = margins::summarise(&outcome.pairs) {
-        for line in summary.lines(G::SCORE_UNITS, perfect.map(|p| p.side)) {
-            println!("{line}");
-        }
-    }
-    if let Some(play) = perfect {
-        println!("{}", play.line());
-    }
-    if let (Some(result), Some(params)) = (&outcome.sprt, &config.sprt) {
-        println!(
-            "SPRT         elo0 {} elo1 {} alpha {} beta {}: LLR {:.3} in [{:.3}, {:.3}] → {}{}",
-            params.elo0(),
-            params.elo1(),
-            params.alpha(),
-            params.beta(),
-            result.llr,
-            result.lower,
-            result.upper,
-            result.decision,
-            if outcome.stopped_early {
-                format!(" (stopped after {} pairs)", outcome.pairs.len())
-            } else {
-                String::new()
-            }
-        );
-    }
-}
-
-fn report_json<G: CliGame>(
-    outcome: &MatchOutcome<G>,
-    names: &(String, String),
-    config: &MatchConfig,
-    perfect: Option<PerfectPlay>,
-) -> String {
-    let t = &outcome.tally.trinomial;
-    let e = outcome.tally.estimate();
-    let mut json = serde_json::json!({
-        "a": names.0,
-        "b": names.1,
-        "games": t.games(),
-        "pairs": outcome.pairs.len(),
-        "wins": t.wins,
-        "draws": t.draws,
-        "losses": t.losses,
-        "score": e.score,
-        "elo": e.unmeasured().is_none().then_some(e.elo),
-        "elo_low": e.unmeasured().is_none().then_some(e.elo_low),
-        "elo_high": e.unmeasured().is_none().then_some(e.elo_high),
-        "unmeasured": e.unmeasured(),
-        "los": e.los,
-        "draw_ratio": e.draw_ratio,
-        "pentanomial": outcome.tally.pentanomial.counts,
-    });
-    if let Some(summary) = margins::summarise(&outcome.pairs) {
-        for (key, value) in summary.json(G::SCORE_UNITS, perfect.map(|p| p.side)) {
-            json[key] = value;
-        }
-    }
-    if let Some(play) = perfect {
-        json["perfect_moves"] = play.moves.into();
-        json["perfect_exact_moves"] = play.exact.into();
-    }
-    if config.clock.is_some() {
-        let (a, b) = time_forfeits(outcome);
-        json["lost_on_time"] = serde_json::json!({ "a": a, "b": b });
-    }
-    if let (Some(result), Some(params)) = (&outcome.sprt, &config.sprt) {
-        json["sprt"] = serde_json::json!({
-            "elo0": params.elo0(),
-            "elo1": params.elo1(),
-            "alpha": params.alpha(),
-            "beta": params.beta(),
-            "llr": result.llr,
-            "lower": result.lower,
-            "upper": result.upper,
-            "decision": result.decision,
-            "stopped_early": outcome.stopped_early,
-        });
-    }
-    serde_json::to_string_pretty(&json).expect("plain values serialise")
-}
-
-/// The two games of a pair for a game file.
-fn pair_games<G: CliGame>(pair: &PairResult<G>, names: &(String, String)) -> Vec<SavedGame<G>> {
-    pair.games
-        .iter()
-        .enumerate()
-        .map(|(g, game)| {
-            let (first, second) = if g == 0 {
-                (&names.0, &names.1)
-            } else {
-                (&names.1, &names.0)
-            };
-            let tags = vec![
-                ("Event".to_string(), "evalearn match".to_string()),
-                ("Round".to_string(), format!("{}.{}", pair.index + 1, g + 1)),
-                (player_tag::<G>(Side::First), first.clone()),
-                (player_tag::<G>(Side::Second), second.clone()),
-            ];
-            SavedGame {
-                tags,
-                start: game.positions[0],
-                moves: game.moves.clone(),
-                result: Some(game.outcome),
-            }
-        })
-        .collect()
 }
