@@ -3,6 +3,12 @@ fn main() -> std::process::ExitCode {
         eprintln!("error: {message}");
         return std::process::ExitCode::from(2);
     }
+    // A kernel path forced by EVALEARN_SIMD that is no path, or one this CPU lacks, is
+    // refused before any command runs (not when a model first loads, deep in a run).
+    if let Err(message) = evalearn::eval::td::simd::SimdPath::chosen() {
+        eprintln!("error: {message}");
+        return std::process::ExitCode::from(2);
+    }
     quiet_on_closed_pipe();
     evalearn::cli::run(&evalearn::games::registry::GAMES)
 }

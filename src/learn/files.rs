@@ -68,6 +68,14 @@ pub struct MetricsLine {
     pub elo: Option<f64>,
     pub elo_low: Option<f64>,
     pub elo_high: Option<f64>,
+    /// Who the evaluation played, when not the game's baseline (`[evaluation]
+    /// opponent`): a built-in evaluator, a model file, `the run's best`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opponent: Option<String>,
+    /// The evaluation's limit a move, when not a depth (`100 ms a move`, `20000 nodes a
+    /// move`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<String>,
     /// In a game whose results have margins, the model's mean final margin a
     /// game in the evaluation match, in the game's units, with its 95% interval over the
     /// pairs (see [`crate::arena::margins`]).
@@ -113,21 +121,25 @@ impl MetricsLine {
 }
 
 /// The iteration's line for the terminal.
-pub(super) fn describe(line: &MetricsLine, iterations: u64, baseline: &str) -> String {
+pub(super) fn describe(line: &MetricsLine, iterations: u64, opponent: &str) -> String {
     let mut text = format!(
         "iteration {}/{iterations}: {} games, {} positions, loss {:.5} → {:.5}",
         line.iteration, line.games, line.positions, line.loss_before, line.loss
     );
+    let against = match &line.limit {
+        Some(limit) => format!("against {opponent} at {limit}"),
+        None => format!("against {opponent}"),
+    };
     if let (Some(score), Some(elo), Some(low), Some(high)) =
         (line.score, line.elo, line.elo_low, line.elo_high)
     {
         text.push_str(&format!(
-            ", against {baseline} {:.1}% (Elo {elo:+.0} [{low:+.0}, {high:+.0}])",
+            ", {against} {:.1}% (Elo {elo:+.0} [{low:+.0}, {high:+.0}])",
             100.0 * score
         ));
     } else if let Some(score) = line.score {
         text.push_str(&format!(
-            ", against {baseline} {:.1}% (Elo n/a: every game alike)",
+            ", {against} {:.1}% (Elo n/a: every game alike)",
             100.0 * score
         ));
     }

@@ -173,7 +173,7 @@ pub enum Stage {
     Fit,
     /// TD(λ) episodes, one per game.
     Episodes,
-    /// Games of the evaluation match against the baseline.
+    /// Games of the evaluation match against its opponent.
     Evaluation,
 }
 
@@ -194,7 +194,7 @@ impl Stage {
             Stage::SelfPlay => "self-play games",
             Stage::Fit => "fitting epochs",
             Stage::Episodes => "TD(λ) episodes",
-            Stage::Evaluation => "evaluation games against the baseline",
+            Stage::Evaluation => "evaluation games",
         }
     }
 }

@@ -18,28 +18,24 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use super::config::TrainConfig;
+use super::config::{EvalOpponent, TrainConfig};
 pub use super::files::{CHECKPOINT_KIND, Checkpoint, MetricsLine};
 use super::files::{Metrics, describe, read_checkpoint, write_checkpoint};
 use super::iteration::exploration;
 pub use super::iteration::{GameSource, Iteration, Stage, StageSeconds};
 use super::learner::{IterationReport, Learner, LearnerKind, TrainGame, find_learner};
-use super::plot::{CurvePoint, learning_curve_svg};
+mod evaluation;
+
 pub use super::shard::{
     GameSupply, RecordedGames, ShardPlan, next_iteration, next_split_iteration, plan_shard,
     require_games_played_elsewhere,
 };
 use crate::accuracy::heldout::{self, HeldOut};
-use crate::arena::interrupt::Interruptible;
-use crate::arena::margins::{self, MarginSummary};
-use crate::arena::matches::{MatchConfig, run_match};
 use crate::arena::openings::{random_openings, random_openings_up_to};
-use crate::arena::players::Engine;
 use crate::arena::stats::Estimate;
-use crate::eval::spec::AnyEvaluator;
 use crate::io::dataset::{DatasetGame, GameFrame};
 use crate::io::model::ModelHeader;
-use crate::search::{Limits, Tablebase};
+use crate::search::Tablebase;
 
 /// Distinct self-play openings a run cycles through at most.
 const OPENING_POOL: usize = 4096;
@@ -193,6 +189,8 @@ impl<G: TrainGame> RunState<G> {
             elo: None,
             elo_low: None,
             elo_high: None,
+            opponent: None,
+            limit: None,
             margin: None,
             margin_low: None,
             margin_high: None,
@@ -308,7 +306,9 @@ struct Run<'a, G: TrainGame> {
     config_text: &'a str,
     kind: &'a dyn LearnerKind<G>,
     game: String,
-    baseline: &'static str,
+    /// Who the evaluations play, in words: the baseline's name, a model file, `the
+    /// run's best`.
+    opponent: String,
     checkpoint_path: PathBuf,
     best_path: PathBuf,
     metrics_path: PathBuf,
@@ -337,12 +337,20 @@ impl<'a, G: TrainGame> Run<'a, G> {
                 .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         }
         let eval = &config.evaluation;
+        let opponent = match eval.opponent() {
+            EvalOpponent::Baseline => G::BUILTINS[0].to_string(),
+            EvalOpponent::Best => "the run's best".to_string(),
+            EvalOpponent::Named(name) => {
+                evaluation::load_opponent::<G>(&name)?;
+                name
+            }
+        };
         Ok(Run {
             config,
             config_text,
             kind,
             game: G::variant_name(variant),
-            baseline: G::BUILTINS[0],
+            opponent,
             checkpoint_path: config.beside_model("ckpt"),
             best_path: config.beside_model("best.bin"),
             metrics_path: config.beside_model("metrics.jsonl"),
@@ -427,9 +435,17 @@ impl<'a, G: TrainGame> Run<'a, G> {
         }
         let mut line = state.metrics_line(result);
         line.val_loss = val_loss;
+        let evaluated_best = estimate
+            .as_ref()
+            .is_some_and(|(e, _)| self.is_best_evaluation(state, e));
         if let Some(estimate) = estimate {
             let started = Instant::now();
             line.record_evaluation(&estimate.0, estimate.1.as_ref());
+            let eval = &config.evaluation;
+            line.opponent =
+                (eval.opponent() != EvalOpponent::Baseline).then(|| self.opponent.clone());
+            line.limit =
+                (eval.nodes.is_some() || eval.movetime_ms.is_some()).then(|| eval.limit_text());
             self.measure_held_out(state, &mut line, &estimate.0);
             stages.evaluation += started.elapsed().as_secs_f64();
         }
@@ -442,11 +458,14 @@ impl<'a, G: TrainGame> Run<'a, G> {
         if improved && config.training.keep_best {
             self.save_best(state)?;
         }
+        if evaluated_best && config.evaluation.keeps_best() {
+            self.save_best(state)?;
+        }
         stages.writing = started.elapsed().as_secs_f64();
         line.stages = Some(stages);
         state.seconds = self.elapsed();
         line.elapsed_s = state.seconds;
-        (options.log)(&describe(&line, config.budget.iterations, self.baseline));
+        (options.log)(&describe(&line, config.budget.iterations, &self.opponent));
         metrics.push(line);
         metrics.write(&self.metrics_path)?;
         let checkpoint = state.checkpoint(self.kind.name());
@@ -583,86 +602,6 @@ impl<'a, G: TrainGame> Run<'a, G> {
                 state.iteration
             )
         })
-    }
-
-    /// Whether an evaluation match follows the iteration `iteration` (counted from 1).
-    fn evaluation_due(&self, iteration: u64) -> bool {
-        let every = self.config.evaluation.every;
-        (every > 0 && iteration.is_multiple_of(every)) || iteration == self.config.budget.iterations
-    }
-
-    /// The learner's model against the game's baseline evaluator, with its margins where
-    /// the game's results have them; `None` if `stop` was raised before the match ended.
-    fn evaluate(
-        &self,
-        learner: &dyn Learner<G>,
-        options: &mut TrainOptions<G>,
-    ) -> Result<Option<(Estimate, Option<MarginSummary>)>, String> {
-        let (stop, tablebase) = (options.stop, options.tablebase.clone());
-        let progress = &mut *options.progress;
-        let eval = &self.config.evaluation;
-        let selfplay = &self.config.selfplay;
-        let match_config = MatchConfig {
-            pairs: eval.games / 2,
-            limits_a: Limits::depth(eval.depth),
-            limits_b: Limits::depth(eval.depth),
-            ply_cap: selfplay.ply_cap,
-            threads: selfplay.threads,
-            tt_mib: selfplay.tt_mb,
-            seed: self.config.seed ^ EVALUATION_SEED,
-            sprt: None,
-            clock: None,
-        };
-        let side = |evaluator, tablebase| Interruptible {
-            inner: Engine::new(evaluator, tablebase),
-            stop: Arc::clone(stop),
-        };
-        progress(Stage::Evaluation, 0, 2 * match_config.pairs);
-        let outcome = run_match(
-            &side(learner.evaluator(), tablebase.clone()),
-            &side(AnyEvaluator::baseline(), tablebase),
-            &self.eval_openings,
-            &match_config,
-            |_, tally| {
-                let done = 2 * tally.pentanomial.pairs();
-                progress(Stage::Evaluation, done, 2 * match_config.pairs)
-            },
-        );
-        if stop.load(Ordering::SeqCst) {
-            return Ok(None);
-        }
-        let outcome = outcome?;
-        Ok(Some((
-            outcome.tally.estimate(),
-            margins::summarise(&outcome.pairs),
-        )))
-    }
-
-    /// Redraws the learning curve from the evaluations so far.
-    fn draw_curve(
-        &self,
-        curve: &[(u64, f64, f64, f64)],
-        held_out: &[(u64, f64)],
-    ) -> Result<(), String> {
-        let points: Vec<CurvePoint> = curve
-            .iter()
-            .map(|&(games, elo, low, high)| CurvePoint {
-                games,
-                elo,
-                low,
-                high,
-            })
-            .collect();
-        let eval = &self.config.evaluation;
-        let title = format!(
-            "{} learner ({}): Elo against {} (depth {}, {} games per evaluation)",
-            self.config.learner, self.game, self.baseline, eval.depth, eval.games
-        );
-        crate::io::write_atomic(
-            &self.curve_path,
-            learning_curve_svg(&title, &points, held_out).as_bytes(),
-        )
-        .map_err(|e| format!("cannot write {}: {e}", self.curve_path.display()))
     }
 }
 

@@ -247,8 +247,9 @@ fn training(metrics: &Path, header: &ModelHeader, now: SystemTime) -> Training {
         // A time stamp from the future (another machine's clock) is recent.
         || written.is_some_and(|w| w > now);
     Training {
+        // Only Elo against the baseline ranks models of different runs.
         elo: lines.iter().rev().find_map(|l| {
-            let elo = l.elo.filter(|e| e.is_finite())?;
+            let elo = l.elo.filter(|e| e.is_finite() && l.opponent.is_none())?;
             Some((elo, l.iteration))
         }),
         iteration: Some(last.iteration),

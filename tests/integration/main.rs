@@ -38,6 +38,7 @@ mod shipped;
 mod slurm;
 mod smp;
 mod td;
+mod td_clipped;
 mod td_incremental;
 mod tournament;
 mod train;

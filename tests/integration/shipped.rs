@@ -25,9 +25,11 @@ fn shipped_configs_parse() {
         ("td-pairs", "td"),
         ("td-two-layer", "td"),
         ("td-wide", "td"),
+        ("td-clipped", "td"),
         ("kalah-samuel", "samuel"),
         ("kalah-glem", "glem"),
         ("kalah-td", "td"),
+        ("kalah-clipped", "td"),
         ("kalah-6-4-samuel", "samuel"),
         ("kalah-6-4-glem", "glem"),
         ("kalah-6-4-td", "td"),
@@ -94,6 +96,9 @@ fn shipped_models_come_from_shipped_configs() {
     shipped_model::<Brazilian>("td-two-layer", "td");
     // Both hidden layers wider (64 → 48).
     shipped_model::<Brazilian>("td-wide", "td");
+    // Clipped-ReLU units, 128 → 32, in both games.
+    shipped_model::<Brazilian>("td-clipped", "td");
+    shipped_model::<Kalah>("kalah-clipped", "td");
     // The Kalah(6,4) model of docs/kalah.md: the TD(λ) run's.
     shipped_model_of::<Kalah>("kalah-6-4", "kalah-6-4-td", "td");
 }

@@ -294,7 +294,8 @@ fn deviation<G: Inputs>(weights: &MlpWeights, positions: &[G]) -> (f64, f64) {
     let q1 = 1
         << TdEvaluator::<G>::from_weights(weights)
             .unwrap()
-            .net()
+            .sigmoid_net()
+            .unwrap()
             .shift1();
     eprintln!("{} hidden units, Q1 = {q1}", weights.hidden);
     let integer = TdEvaluator::<G>::from_weights(weights).unwrap();
@@ -447,7 +448,10 @@ fn plain_integer_value<G: Inputs>(
 
 fn equals_plain_value<G: Inputs>(name: &str, weights: &MlpWeights, positions: &[G]) {
     let evaluator = TdEvaluator::<G>::from_weights(weights).unwrap();
-    let shifts = (evaluator.net().shift1(), evaluator.net().shift2());
+    let shifts = (
+        evaluator.sigmoid_net().unwrap().shift1(),
+        evaluator.sigmoid_net().unwrap().shift2(),
+    );
     for pos in positions {
         assert_eq!(
             evaluator.evaluate(pos),
@@ -511,13 +515,17 @@ fn large_second_layer_weights_get_a_smaller_scale_or_a_message() {
     let mut two = random_two_layer_weights::<Brazilian>(BOARD_PAIRS, 48, 32, 1, 9);
     let base = TdEvaluator::<Brazilian>::from_weights(&two)
         .unwrap()
-        .net()
+        .sigmoid_net()
+        .unwrap()
         .shift2();
     for v in two.w_hidden2.iter_mut() {
         *v *= 40.0;
     }
     let evaluator = TdEvaluator::<Brazilian>::from_weights(&two).unwrap();
-    assert!(evaluator.net().shift2() + 5 <= base, "{base}");
+    assert!(
+        evaluator.sigmoid_net().unwrap().shift2() + 5 <= base,
+        "{base}"
+    );
     equals_plain_value("second-layer weights × 40", &two, &draughts);
     two.w_hidden2[7] = 1.0e6;
     let error = TdEvaluator::<Brazilian>::from_weights(&two).unwrap_err();

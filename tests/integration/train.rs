@@ -197,8 +197,8 @@ fn a_log_has_one_line_an_iteration_and_the_evaluations() {
     assert_eq!(
         evaluations,
         [
-            "iteration 2/4: 20 evaluation games against the baseline",
-            "iteration 4/4: 20 evaluation games against the baseline"
+            "iteration 2/4: 20 evaluation games",
+            "iteration 4/4: 20 evaluation games"
         ],
         "{said}"
     );
@@ -400,6 +400,23 @@ fn bad_configs_are_rejected_with_the_key_and_exit_status_2() {
             "learner = \"td\"\nmodel = \"m.bin\"\n[td]\nloss = \"hinge\"\n",
             "cross-entropy",
         ),
+        (
+            "learner = \"td\"\nmodel = \"m.bin\"\n[evaluation]\nmovetime_ms = 100\nnodes = 5\n",
+            "give one limit a move",
+        ),
+        (
+            "learner = \"td\"\nmodel = \"m.bin\"\n[evaluation]\nkeep_best = true\n\
+             [training]\nvalidation = 0.2\nkeep_best = true\n",
+            "both would write NAME.best.bin",
+        ),
+        (
+            "learner = \"td\"\nmodel = \"m.bin\"\n[td]\nactivation = \"relu\"\n",
+            "clipped-relu",
+        ),
+        (
+            "learner = \"td\"\nmodel = \"m.bin\"\n[td]\nactivation = \"clipped-relu\"\nhidden = 600\n",
+            "td.hidden: must be 32..=512 hidden units with clipped-relu units",
+        ),
         ("learner = \"samuel\"\n", "model"),
         ("not toml at all [", "TOML"),
         // A misspelt section or key is named with its own line, not the file's first.
@@ -499,5 +516,116 @@ fn the_plan_of_any_learner_and_a_missing_model_folder() {
         assert!(!String::from_utf8_lossy(&out.stdout).contains("training td"));
     }
     assert!(!folder.exists(), "the model's folder was made");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Evaluations at a node limit against the run's best: the metrics name the opponent and
+/// the limit, the best model is kept exactly when an evaluation scored above 50%, and a
+/// second run gives the same scores (a node limit is reproducible).
+#[test]
+fn evaluations_at_a_node_limit_against_the_runs_best_keep_the_best() {
+    let runs: Vec<Vec<MetricsLine>> = (0..2)
+        .map(|run| {
+            let dir = temp_dir(&format!("eval-best-{run}"));
+            let config = tiny_config(&dir, "td", 4, "nodes = 400\nopponent = \"best\"\n");
+            train(&config, false);
+            let lines = metrics(&dir.join("td.metrics.jsonl"));
+            let evaluated: Vec<&MetricsLine> = lines.iter().filter(|l| l.score.is_some()).collect();
+            assert_eq!(evaluated.len(), 2);
+            for line in &evaluated {
+                assert_eq!(line.opponent.as_deref(), Some("the run's best"));
+                assert_eq!(line.limit.as_deref(), Some("400 nodes a move"));
+            }
+            let beat = evaluated.iter().any(|l| l.score.unwrap() > 0.5);
+            assert_eq!(dir.join("td.best.bin").exists(), beat, "{evaluated:?}");
+            std::fs::remove_dir_all(&dir).unwrap();
+            lines
+        })
+        .collect();
+    let scores = |lines: &[MetricsLine]| lines.iter().map(|l| l.score).collect::<Vec<_>>();
+    assert_eq!(scores(&runs[0]), scores(&runs[1]));
+}
+
+/// Evaluations at a move time against a named model file; a missing opponent file is
+/// refused before training starts, with the key's name.
+#[test]
+fn evaluations_at_a_move_time_against_a_named_model() {
+    let dir = temp_dir("eval-named");
+    let opponent = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/td.bin");
+    let extra = format!("movetime_ms = 5\nopponent = \"{}\"\n", opponent.display());
+    let config = tiny_config(&dir, "td", 2, &extra);
+    train(&config, false);
+    let lines = metrics(&dir.join("td.metrics.jsonl"));
+    let last = lines.last().unwrap();
+    assert_eq!(last.opponent.as_deref(), Some(opponent.to_str().unwrap()));
+    assert_eq!(last.limit.as_deref(), Some("5 ms a move"));
+    let missing = tiny_config(&dir, "glem", 2, "opponent = \"/nonexistent/model.bin\"\n");
+    let out = evalearn(&["train", "--config", missing.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("evaluation.opponent"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A clipped-ReLU network trains, loads, says what it is, and plays the same search on
+/// the portable and SSE2 kernels as on the fastest this CPU has (a CPU without AVX2 gets
+/// the same moves); a kernel path the CPU lacks, or no path at all, is refused.
+#[test]
+fn a_clipped_network_trains_and_plays_on_every_kernel_path() {
+    let dir = temp_dir("clipped");
+    let config = tiny_config(
+        &dir,
+        "td",
+        2,
+        "\n[td]\nactivation = \"clipped-relu\"\nhidden = 64\nhidden2 = 16\nalpha = 0.02\n",
+    );
+    train(&config, false);
+    let model = dir.join("td.bin");
+    let model = model.to_str().unwrap();
+    let info = evalearn(&["model", "info", model]);
+    let text = String::from_utf8_lossy(&info.stdout);
+    assert!(
+        text.contains("two clipped-relu hidden layers of 64 and 16 units"),
+        "{text}"
+    );
+    let nodes = |path: &str| {
+        let out = common::evalearn_command()
+            .env("EVALEARN_SIMD", path)
+            .args(["bench", "--eval", model, "--depth", "6"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{path}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .last()
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let fastest = nodes("");
+    let slower: &[&str] = match cfg!(target_arch = "x86_64") {
+        true => &["scalar", "sse2"],
+        false => &["scalar"],
+    };
+    for &path in slower {
+        assert_eq!(nodes(path), fastest, "{path}");
+    }
+    let out = common::evalearn_command()
+        .env("EVALEARN_SIMD", "mmx")
+        .args(["bench", "--eval", model, "--depth", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("EVALEARN_SIMD=mmx: not a kernel path"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -17,33 +17,116 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use super::clipped::{ClippedAcc, ClippedNet, ClippedScratch};
 use super::quantised::{Accumulator, ActiveFeatures, MAX_BLOCKS, QuantisedNet};
 use super::{ChangeSink, Inputs};
 use crate::eval::IncrementalEval;
 use crate::game::Side;
 
-/// One searcher's accumulators for a [`QuantisedNet`], `plies` deep; allocated once.
-pub struct AccumulatorStack<G> {
-    net: Arc<QuantisedNet>,
+/// What the stack needs of an integer network: first-layer sums that a position's
+/// features make ([`Network::refresh`]) and that a step's changes bring up to date
+/// ([`Network::apply`]), and the value of a position from its sums.
+pub trait Network: Send + Sync + 'static {
+    /// One position's first-layer sums.
+    type Acc: Copy + Send + 'static;
+    /// Buffers an evaluation writes on its way (one per searcher).
+    type Scratch: Send + 'static;
+    const ZERO: Self::Acc;
+    fn scratch(&self) -> Self::Scratch;
+    fn input_set(&self) -> usize;
+    fn phase_of<G: Inputs>(&self, pos: &G) -> usize;
+    fn refresh(&self, acc: &mut Self::Acc, active: &[usize]);
+    fn apply(&self, parent: &Self::Acc, acc: &mut Self::Acc, added: &[u16], removed: &[u16]);
+    fn output(&self, acc: &Self::Acc, phase: usize, scratch: &mut Self::Scratch) -> i32;
+    fn evaluate<G: Inputs>(&self, pos: &G) -> i32;
+}
+
+impl Network for QuantisedNet {
+    type Acc = Accumulator;
+    type Scratch = ();
+    const ZERO: Accumulator = [[0; super::BLOCK]; MAX_BLOCKS];
+    fn scratch(&self) {}
+    #[inline(always)]
+    fn input_set(&self) -> usize {
+        QuantisedNet::input_set(self)
+    }
+    #[inline(always)]
+    fn phase_of<G: Inputs>(&self, pos: &G) -> usize {
+        QuantisedNet::phase_of(self, pos)
+    }
+    #[inline(always)]
+    fn refresh(&self, acc: &mut Accumulator, active: &[usize]) {
+        QuantisedNet::refresh(self, acc, active)
+    }
+    #[inline(always)]
+    fn apply(&self, parent: &Accumulator, acc: &mut Accumulator, added: &[u16], removed: &[u16]) {
+        QuantisedNet::apply(self, parent, acc, added, removed)
+    }
+    #[inline(always)]
+    fn output(&self, acc: &Accumulator, phase: usize, _: &mut ()) -> i32 {
+        QuantisedNet::output(self, acc, phase)
+    }
+    fn evaluate<G: Inputs>(&self, pos: &G) -> i32 {
+        QuantisedNet::evaluate(self, pos)
+    }
+}
+
+impl Network for ClippedNet {
+    type Acc = ClippedAcc;
+    type Scratch = Box<ClippedScratch>;
+    const ZERO: ClippedAcc = ClippedAcc::ZERO;
+    fn scratch(&self) -> Box<ClippedScratch> {
+        Box::new(ClippedScratch::new())
+    }
+    #[inline(always)]
+    fn input_set(&self) -> usize {
+        ClippedNet::input_set(self)
+    }
+    #[inline(always)]
+    fn phase_of<G: Inputs>(&self, pos: &G) -> usize {
+        ClippedNet::phase_of(self, pos)
+    }
+    #[inline(always)]
+    fn refresh(&self, acc: &mut ClippedAcc, active: &[usize]) {
+        ClippedNet::refresh(self, acc, active)
+    }
+    #[inline(always)]
+    fn apply(&self, parent: &ClippedAcc, acc: &mut ClippedAcc, added: &[u16], removed: &[u16]) {
+        ClippedNet::apply(self, parent, acc, added, removed)
+    }
+    #[inline(always)]
+    fn output(&self, acc: &ClippedAcc, phase: usize, scratch: &mut Box<ClippedScratch>) -> i32 {
+        ClippedNet::output(self, acc, phase, scratch)
+    }
+    fn evaluate<G: Inputs>(&self, pos: &G) -> i32 {
+        ClippedNet::evaluate(self, pos)
+    }
+}
+
+/// One searcher's accumulators for a network `N`, `plies` deep; allocated once.
+pub struct AccumulatorStack<G, N: Network> {
+    net: Arc<N>,
     /// The position entered at each ply (the stack grows to `plies` as the search goes
     /// deeper, within the capacity reserved at the start).
     positions: Vec<G>,
     /// Sums of each ply's position, from each side's point of view (`Side::index`).
-    sums: Vec<[Accumulator; 2]>,
+    sums: Vec<[N::Acc; 2]>,
     /// Which of `sums` hold the sums of the position now entered at that ply.
     current: Vec<[bool; 2]>,
     /// The lists a step's changes are written to (kept here: a new list would be cleared
     /// at every step).
     lists: ChangeLists,
+    scratch: N::Scratch,
     game: PhantomData<fn() -> G>,
 }
 
-impl<G: Inputs> AccumulatorStack<G> {
-    pub fn new(net: Arc<QuantisedNet>, plies: usize) -> AccumulatorStack<G> {
+impl<G: Inputs, N: Network> AccumulatorStack<G, N> {
+    pub fn new(net: Arc<N>, plies: usize) -> AccumulatorStack<G, N> {
         AccumulatorStack {
+            scratch: net.scratch(),
             net,
             positions: Vec::with_capacity(plies),
-            sums: vec![[[[0; super::BLOCK]; MAX_BLOCKS]; 2]; plies],
+            sums: vec![[N::ZERO; 2]; plies],
             current: vec![[false; 2]; plies],
             lists: ChangeLists::new(),
             game: PhantomData,
@@ -121,7 +204,7 @@ impl<G: Inputs> AccumulatorStack<G> {
     }
 }
 
-impl<G: Inputs> IncrementalEval<G> for AccumulatorStack<G> {
+impl<G: Inputs, N: Network> IncrementalEval<G> for AccumulatorStack<G, N> {
     #[inline]
     fn enter(&mut self, pos: &G, ply: usize) {
         // Plies are entered in order: ply p only after ply p − 1.
@@ -143,8 +226,11 @@ impl<G: Inputs> IncrementalEval<G> for AccumulatorStack<G> {
         }
         let side = pos.side_to_move();
         self.update(ply, side);
-        self.net
-            .output(&self.sums[ply][side.index()], self.net.phase_of(pos))
+        self.net.output(
+            &self.sums[ply][side.index()],
+            self.net.phase_of(pos),
+            &mut self.scratch,
+        )
     }
 }
 

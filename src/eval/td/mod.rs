@@ -19,27 +19,35 @@
 //!   (no blending), so an evaluation costs one head's dot product whatever the number of
 //!   phases.
 
+pub mod clipped;
 pub mod incremental;
 pub mod quantised;
+pub mod simd;
+mod weights;
+
+pub use weights::{
+    Activation, MlpWeights, MlpWeightsV1, MlpWeightsV2, MlpWeightsV3, decode_weights, load_weights,
+};
 
 use std::marker::PhantomData;
 use std::path::Path;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
 use super::spec::{LoadError, ModelKind};
 use super::{EVAL_LIMIT, Evaluator, IncrementalEval};
 use crate::game::{Game, Side};
-use crate::io::model::{ModelError, ModelHeader};
+use crate::io::model::ModelHeader;
+use clipped::ClippedNet;
 use incremental::AccumulatorStack;
 use quantised::QuantisedNet;
+use simd::SimdPath;
 
 /// The evaluator kind written in model files.
 pub const KIND: &str = "td";
 
-/// Largest number of hidden units a network may have (the fast evaluator keeps its
-/// hidden sums in a stack array of this size).
+/// Largest number of hidden units of a sigmoid network's first layer, and of any
+/// network's second (the fast evaluator keeps its hidden sums in a stack array of this
+/// size); a clipped network's first layer may have up to [`MAX_CLIPPED_HIDDEN`].
 pub const MAX_HIDDEN: usize = 128;
 
 /// Most inputs of a network.
@@ -277,231 +285,6 @@ pub fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + exp(-x))
 }
 
-/// The model-file payload of a network: plain vectors, so any serde format can carry it.
-/// Check it with [`MlpWeights::validate`] before use.
-///
-/// Older model files hold [`MlpWeightsV2`] (no second hidden layer) or [`MlpWeightsV1`]
-/// (one output as well); [`load_weights`] reads all three.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-pub struct MlpWeights {
-    /// Input-set identifier ([`InputSet::id`]).
-    pub features: String,
-    /// Number of hidden units (of the first hidden layer).
-    pub hidden: usize,
-    /// Number of phases: output heads ([`Inputs::phase`]), 1 to [`MAX_PHASES`].
-    pub phases: usize,
-    /// First-layer weights, row-major `hidden × INPUTS`: `w1[j * INPUTS + i]` is the
-    /// weight from input `i` to hidden unit `j`.
-    pub w1: Vec<f32>,
-    /// Hidden biases (`hidden`).
-    pub b1: Vec<f32>,
-    /// Output weights, row-major `phases × n` where `n` is the number of units the heads
-    /// read ([`MlpWeights::head_inputs`]): `w2[φ * n + j]` is the weight from unit `j` of
-    /// the last hidden layer to the output of phase `φ`.
-    pub w2: Vec<f32>,
-    /// Output biases (`phases`).
-    pub b2: Vec<f32>,
-    /// The second hidden layer's weights, row-major `hidden2 × hidden`:
-    /// `w_hidden2[k * hidden + j]` is the weight from first-layer unit `j` to second-layer
-    /// unit `k`. Empty without a second layer.
-    pub w_hidden2: Vec<f32>,
-    /// The second hidden layer's biases: `hidden2` of them, none without the layer.
-    pub b_hidden2: Vec<f32>,
-}
-
-/// The payload of model files written before the second hidden layer existed:
-/// [`MlpWeights`] without it.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-pub struct MlpWeightsV2 {
-    pub features: String,
-    pub hidden: usize,
-    pub phases: usize,
-    pub w1: Vec<f32>,
-    pub b1: Vec<f32>,
-    pub w2: Vec<f32>,
-    pub b2: Vec<f32>,
-}
-
-impl From<MlpWeightsV2> for MlpWeights {
-    fn from(old: MlpWeightsV2) -> MlpWeights {
-        MlpWeights {
-            features: old.features,
-            hidden: old.hidden,
-            phases: old.phases,
-            w1: old.w1,
-            b1: old.b1,
-            w2: old.w2,
-            b2: old.b2,
-            w_hidden2: Vec::new(),
-            b_hidden2: Vec::new(),
-        }
-    }
-}
-
-/// The payload of model files written before output heads existed (one output unit):
-/// [`MlpWeightsV2`] with one phase.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-pub struct MlpWeightsV1 {
-    pub features: String,
-    pub hidden: usize,
-    pub w1: Vec<f32>,
-    pub b1: Vec<f32>,
-    pub w2: Vec<f32>,
-    pub b2: f32,
-}
-
-impl From<MlpWeightsV1> for MlpWeights {
-    fn from(old: MlpWeightsV1) -> MlpWeights {
-        MlpWeights::from(MlpWeightsV2 {
-            features: old.features,
-            hidden: old.hidden,
-            phases: 1,
-            w1: old.w1,
-            b1: old.b1,
-            w2: old.w2,
-            b2: vec![old.b2],
-        })
-    }
-}
-
-/// Loads a TD model file (of game `expect_game` if given): the current payload, or that
-/// of an older file ([`MlpWeightsV2`], [`MlpWeightsV1`]). Not yet
-/// [`MlpWeights::validate`]d.
-pub fn load_weights(
-    path: &Path,
-    expect_game: Option<&str>,
-) -> Result<(ModelHeader, MlpWeights), ModelError> {
-    let bytes = crate::io::model::read_capped(path)?;
-    decode_weights(&bytes, expect_game).map_err(|e| e.at(path))
-}
-
-/// [`load_weights`] from a model file's bytes.
-pub fn decode_weights(
-    bytes: &[u8],
-    expect_game: Option<&str>,
-) -> Result<(ModelHeader, MlpWeights), ModelError> {
-    use crate::io::model::{decode_model, decode_model_or_older};
-    match decode_model_or_older::<MlpWeights, MlpWeightsV2>(bytes, expect_game, Some(KIND)) {
-        Err(first @ ModelError::Payload { .. }) => {
-            decode_model::<MlpWeightsV1>(bytes, expect_game, Some(KIND))
-                .map(|(header, old)| (header, old.into()))
-                .map_err(|_| first)
-        }
-        other => other,
-    }
-}
-
-impl MlpWeights {
-    /// Output weights of phase `phase`'s head ([`MlpWeights::head_inputs`] values).
-    pub fn head(&self, phase: usize) -> &[f32] {
-        let n = self.head_inputs();
-        &self.w2[phase * n..(phase + 1) * n]
-    }
-
-    /// Units of the second hidden layer (0 without one).
-    pub fn hidden2(&self) -> usize {
-        self.b_hidden2.len()
-    }
-
-    /// Units a head reads: the second hidden layer's, or the first's without one.
-    pub fn head_inputs(&self) -> usize {
-        match self.hidden2() {
-            0 => self.hidden,
-            n => n,
-        }
-    }
-
-    /// Checks that the payload describes a network of game `G` in this build: one of
-    /// its input sets, a hidden size in `1..=MAX_HIDDEN` (at most that in the second
-    /// hidden layer), phases in `1..=MAX_PHASES`,
-    /// every vector's length, every value finite. Returns the input set's index.
-    pub fn validate<G: Inputs>(&self) -> Result<usize, String> {
-        const {
-            let mut k = 0;
-            while k < G::INPUT_SETS.len() {
-                let set = &G::INPUT_SETS[k];
-                assert!(
-                    set.inputs <= MAX_INPUTS
-                        && set.max_active <= MAX_ACTIVE
-                        && set.features <= MAX_INPUTS
-                        && set.max_active_features <= MAX_ACTIVE
-                );
-                k += 1;
-            }
-        };
-        let Some(set) = G::INPUT_SETS.iter().position(|s| s.id == self.features) else {
-            let ids: Vec<String> = G::INPUT_SETS
-                .iter()
-                .map(|s| format!("'{}'", s.id))
-                .collect();
-            return Err(format!(
-                "network for inputs '{}', this build computes {} for {}",
-                self.features,
-                ids.join(" or "),
-                G::NAME
-            ));
-        };
-        let inputs = G::INPUT_SETS[set].inputs;
-        if !(1..=MAX_HIDDEN).contains(&self.hidden) {
-            return Err(format!(
-                "{} hidden units, expected 1 to {MAX_HIDDEN}",
-                self.hidden
-            ));
-        }
-        if !(1..=MAX_PHASES).contains(&self.phases) {
-            return Err(format!(
-                "{} phases, expected 1 to {MAX_PHASES}",
-                self.phases
-            ));
-        }
-        if self.hidden2() > MAX_HIDDEN {
-            return Err(format!(
-                "{} units in the second hidden layer, expected at most {MAX_HIDDEN}",
-                self.hidden2()
-            ));
-        }
-        let lengths = [
-            ("w1", self.w1.len(), self.hidden * inputs),
-            ("b1", self.b1.len(), self.hidden),
-            ("w2", self.w2.len(), self.phases * self.head_inputs()),
-            ("b2", self.b2.len(), self.phases),
-            (
-                "w_hidden2",
-                self.w_hidden2.len(),
-                self.hidden2() * self.hidden,
-            ),
-        ];
-        for (name, found, expected) in lengths {
-            if found != expected {
-                return Err(format!(
-                    "{name} has {found} values, expected {expected} for {} hidden units, \
-                     {} in the second hidden layer and {} phases",
-                    self.hidden,
-                    self.hidden2(),
-                    self.phases
-                ));
-            }
-        }
-        let vectors = [
-            ("w1", &self.w1),
-            ("b1", &self.b1),
-            ("w2", &self.w2),
-            ("b2", &self.b2),
-            ("w_hidden2", &self.w_hidden2),
-            ("b_hidden2", &self.b_hidden2),
-        ];
-        for (name, values) in vectors {
-            if let Some(i) = values.iter().position(|w| !w.is_finite()) {
-                return Err(format!(
-                    "{name}[{i}] ({}) is not a finite number",
-                    values[i]
-                ));
-            }
-        }
-        Ok(set)
-    }
-}
-
 /// Hidden units handled together: 16 sums fill two SSE2 registers of `i16`.
 const BLOCK: usize = 16;
 
@@ -525,14 +308,21 @@ const BLOCK: usize = 16;
 /// few centi-units of the float network's `round(100 · z)` (see [`quantised`]).
 #[derive(Debug, PartialEq)]
 pub struct TdEvaluator<G> {
-    net: Arc<QuantisedNet>,
+    net: Net,
     game: PhantomData<fn() -> G>,
+}
+
+/// The integer network of a [`TdEvaluator`], by its units' activation.
+#[derive(Clone, Debug, PartialEq)]
+enum Net {
+    Sigmoid(Arc<QuantisedNet>),
+    Clipped(Arc<ClippedNet>),
 }
 
 impl<G> Clone for TdEvaluator<G> {
     fn clone(&self) -> Self {
         TdEvaluator {
-            net: Arc::clone(&self.net),
+            net: self.net.clone(),
             game: PhantomData,
         }
     }
@@ -540,27 +330,66 @@ impl<G> Clone for TdEvaluator<G> {
 
 impl<G: Inputs> TdEvaluator<G> {
     /// The evaluator of a network (a snapshot: later training does not change it),
-    /// checked first ([`MlpWeights::validate`]).
+    /// checked first ([`MlpWeights::validate`]). A clipped network runs the kernels
+    /// [`SimdPath::chosen`] picks.
     pub fn from_weights(weights: &MlpWeights) -> Result<TdEvaluator<G>, String> {
         let set = weights.validate::<G>()?;
+        let net = match weights.activation {
+            Activation::Sigmoid => Net::Sigmoid(Arc::new(QuantisedNet::new::<G>(weights, set)?)),
+            Activation::ClippedRelu => Net::Clipped(Arc::new(ClippedNet::new::<G>(
+                weights,
+                set,
+                SimdPath::chosen()?,
+            )?)),
+        };
         Ok(TdEvaluator {
-            net: Arc::new(QuantisedNet::new::<G>(weights, set)?),
+            net,
             game: PhantomData,
         })
     }
 
     pub fn hidden(&self) -> usize {
-        self.net.hidden()
+        match &self.net {
+            Net::Sigmoid(net) => net.hidden(),
+            Net::Clipped(net) => net.hidden(),
+        }
     }
 
     /// Number of phases (output heads).
     pub fn phases(&self) -> usize {
-        self.net.phases()
+        match &self.net {
+            Net::Sigmoid(net) => net.phases(),
+            Net::Clipped(net) => net.phases(),
+        }
     }
 
-    /// The integer network.
-    pub fn net(&self) -> &QuantisedNet {
-        &self.net
+    /// The integer network of a sigmoid network.
+    pub fn sigmoid_net(&self) -> Option<&QuantisedNet> {
+        match &self.net {
+            Net::Sigmoid(net) => Some(net),
+            Net::Clipped(_) => None,
+        }
+    }
+
+    /// The integer network of a clipped network.
+    pub fn clipped_net(&self) -> Option<&ClippedNet> {
+        match &self.net {
+            Net::Sigmoid(_) => None,
+            Net::Clipped(net) => Some(net),
+        }
+    }
+
+    /// This evaluator with a clipped network's kernels of `path` (which the CPU must
+    /// run); a sigmoid network's as it is.
+    pub fn with_path(&self, path: SimdPath) -> TdEvaluator<G> {
+        let net = match &self.net {
+            Net::Sigmoid(net) => Net::Sigmoid(Arc::clone(net)),
+            Net::Clipped(net) => Net::Clipped(Arc::new(net.with_path(path))),
+        };
+        TdEvaluator {
+            net,
+            game: PhantomData,
+        }
     }
 }
 
@@ -574,14 +403,17 @@ pub fn centi_units(logit: f32) -> i32 {
 impl<G: Inputs> Evaluator<G> for TdEvaluator<G> {
     #[inline]
     fn evaluate(&self, pos: &G) -> i32 {
-        self.net.evaluate(pos)
+        match &self.net {
+            Net::Sigmoid(net) => net.evaluate(pos),
+            Net::Clipped(net) => net.evaluate(pos),
+        }
     }
 
     fn incremental(&self, plies: usize) -> Option<Box<dyn IncrementalEval<G>>> {
-        Some(Box::new(AccumulatorStack::new(
-            Arc::clone(&self.net),
-            plies,
-        )))
+        Some(match &self.net {
+            Net::Sigmoid(net) => Box::new(AccumulatorStack::<G, _>::new(Arc::clone(net), plies)),
+            Net::Clipped(net) => Box::new(AccumulatorStack::<G, _>::new(Arc::clone(net), plies)),
+        })
     }
 
     /// The network's output is σ(value / 100).
@@ -635,10 +467,11 @@ fn describe<G: Inputs>(path: &Path, game: &str) -> Result<String, LoadError> {
         1 => "one sigmoid output".to_string(),
         n => format!("{n} sigmoid outputs, one per game phase"),
     };
+    let units = weights.activation.name();
     let (shape, layers) = match weights.hidden2() {
         0 => (
             format!("{}–{}–{}", inputs.inputs, weights.hidden, weights.phases),
-            format!("{} sigmoid hidden units", weights.hidden),
+            format!("{} {units} hidden units", weights.hidden),
         ),
         n => (
             format!(
@@ -646,13 +479,25 @@ fn describe<G: Inputs>(path: &Path, game: &str) -> Result<String, LoadError> {
                 inputs.inputs, weights.hidden, weights.phases
             ),
             format!(
-                "two sigmoid hidden layers of {} and {n} units",
+                "two {units} hidden layers of {} and {n} units",
                 weights.hidden
             ),
         ),
     };
+    let kernels = match weights.activation {
+        Activation::Sigmoid => String::new(),
+        Activation::ClippedRelu => match SimdPath::chosen() {
+            Ok(path) => format!(
+                "kernels:     {} ({} forces one of {})\n",
+                path.name(),
+                simd::SIMD_VARIABLE,
+                SimdPath::ALL.map(SimdPath::name).join(", ")
+            ),
+            Err(e) => format!("kernels:     {e}\n"),
+        },
+    };
     Ok(format!(
-        "network {shape} ({} inputs, {layers}, {outputs})\ninputs:      {} ([td] inputs)\nphases:      {}\n",
+        "network {shape} ({} inputs, {layers}, {outputs})\ninputs:      {} ([td] inputs)\nphases:      {}\n{kernels}",
         inputs.inputs, inputs.name, weights.phases
     ))
 }

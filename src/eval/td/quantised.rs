@@ -26,6 +26,7 @@
 //!   unit's activation read from a second table, `round(σ(i / Q2 − 12) · 2^15)`. The
 //!   heads then read these activations with the output scales above.
 
+use super::simd;
 use super::{
     BLOCK, CENTI_PER_LOGIT, Inputs, MAX_ACTIVE, MAX_HIDDEN, MlpWeights, input_set, sigmoid,
 };
@@ -396,10 +397,10 @@ impl QuantisedNet {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: SSE2 is part of x86-64 itself: every CPU that runs this build has it.
         unsafe {
-            pair_sums_sse2(&mut sums, &self.w_hidden2, pairs)
+            simd::pair_sums_sse2(&mut sums, &self.w_hidden2, pairs)
         };
         #[cfg(not(target_arch = "x86_64"))]
-        pair_sums(&mut sums, &self.w_hidden2, pairs);
+        simd::pair_sums(&mut sums, &self.w_hidden2, pairs);
         // From units of 1/(Q3 · 2^H_BITS) to the grid of 1/Q2 from −SPAN2, rounding half
         // up: ⌊(s + 2^(shift−1)) / 2^shift⌋, halved first so that nothing overflows.
         let shift = self.shift2 + H_BITS - Q2_BITS;
@@ -447,67 +448,6 @@ fn add(sums: &mut [i16; BLOCK], column: &[i16; BLOCK]) {
 fn sub(sums: &mut [i16; BLOCK], column: &[i16; BLOCK]) {
     for k in 0..BLOCK {
         sums[k] = sums[k].wrapping_sub(column[k]);
-    }
-}
-
-/// Adds to each of the second layer's `sums` (blocks of [`BLOCK`] units) its weights
-/// `rows` (by pairs of first-layer units, as [`QuantisedNet`] keeps them) times the
-/// first-layer activations `pairs` (unit 2p's in the low 16 bits of `pairs[p]`, unit
-/// 2p + 1's in the high ones). The plain form of [`pair_sums_sse2`].
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-#[inline(always)]
-fn pair_sums<const N: usize>(
-    sums: &mut [[i32; BLOCK]; N],
-    rows: &[[i16; 2 * BLOCK]],
-    pairs: &[u32],
-) {
-    for (rows, &pair) in rows.chunks_exact(N).zip(pairs) {
-        let (h0, h1) = (
-            i32::from(pair as u16 as i16),
-            i32::from((pair >> 16) as u16 as i16),
-        );
-        for (s, w) in sums.iter_mut().zip(rows) {
-            for k in 0..BLOCK {
-                s[k] += i32::from(w[2 * k]) * h0 + i32::from(w[2 * k + 1]) * h1;
-            }
-        }
-    }
-}
-
-/// [`pair_sums`] by SSE2's `pmaddwd`: one instruction multiplies four units' weights from
-/// a pair of first-layer units by the pair's activations and adds each unit's two
-/// products (the compiler, left to itself, spends two on it).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "sse2")]
-fn pair_sums_sse2<const N: usize>(
-    sums: &mut [[i32; BLOCK]; N],
-    rows: &[[i16; 2 * BLOCK]],
-    pairs: &[u32],
-) {
-    use std::arch::x86_64::{__m128i, _mm_add_epi32, _mm_loadu_si128, _mm_madd_epi16};
-    use std::arch::x86_64::{_mm_set1_epi32, _mm_storeu_si128};
-    const LANES: usize = BLOCK / 4;
-    let mut acc: [[__m128i; LANES]; N] = std::array::from_fn(|c| {
-        std::array::from_fn(|q| {
-            // SAFETY: reads sums[c][4q..4q + 4], inside the block.
-            unsafe { _mm_loadu_si128(sums[c][4 * q..4 * q + 4].as_ptr().cast()) }
-        })
-    });
-    for (rows, &pair) in rows.chunks_exact(N).zip(pairs) {
-        let h = _mm_set1_epi32(pair as i32);
-        for (a, w) in acc.iter_mut().zip(rows) {
-            for (q, a) in a.iter_mut().enumerate() {
-                // SAFETY: reads w[8q..8q + 8], inside the row.
-                let x = unsafe { _mm_loadu_si128(w[8 * q..8 * q + 8].as_ptr().cast()) };
-                *a = _mm_add_epi32(*a, _mm_madd_epi16(x, h));
-            }
-        }
-    }
-    for (s, a) in sums.iter_mut().zip(&acc) {
-        for (q, a) in a.iter().enumerate() {
-            // SAFETY: writes s[4q..4q + 4], inside the block.
-            unsafe { _mm_storeu_si128(s[4 * q..4 * q + 4].as_mut_ptr().cast(), *a) };
-        }
     }
 }
 
@@ -582,49 +522,4 @@ fn first_layer_shift(weights: &MlpWeights, inputs: usize, max_active: usize) -> 
     (0..=MAX_SHIFT1)
         .rev()
         .find(|&shift| largest * f64::from(1u32 << shift) + rounding <= f64::from(i16::MAX))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use rand::RngExt as _;
-
-    /// The SSE2 sums equal the plain ones for every block count, with weights and
-    /// activations at their ends (a product of −32,768 and 32,767) and at random.
-    #[cfg(target_arch = "x86_64")]
-    #[test]
-    fn pmaddwd_sums_equal_the_plain_sums() {
-        fn check<const N: usize>(rng: &mut crate::rng::Rng) {
-            for pairs_count in [1, 2, 24, 64] {
-                let rows: Vec<[i16; 2 * BLOCK]> = (0..pairs_count * N)
-                    .map(|x| {
-                        std::array::from_fn(|i| match (x, i) {
-                            (0, 0) => i16::MIN,
-                            (0, 1) => i16::MAX,
-                            _ => rng.random_range(-300..=300),
-                        })
-                    })
-                    .collect();
-                let pairs: Vec<u32> = (0..pairs_count)
-                    .map(|p| match p {
-                        0 => 0x7fff_7fff,
-                        _ => rng.random_range(0..=32_767) | rng.random_range(0..=32_767) << 16,
-                    })
-                    .collect();
-                let start: [[i32; BLOCK]; N] =
-                    std::array::from_fn(|_| std::array::from_fn(|_| rng.random_range(-1000..1000)));
-                let (mut plain, mut fast) = (start, start);
-                pair_sums(&mut plain, &rows, &pairs);
-                // SAFETY: SSE2 is part of x86-64.
-                unsafe { pair_sums_sse2(&mut fast, &rows, &pairs) };
-                assert_eq!(plain, fast, "{N} blocks, {pairs_count} pairs");
-            }
-        }
-        let mut rng = crate::rng::stream(7, 0);
-        check::<1>(&mut rng);
-        check::<2>(&mut rng);
-        check::<3>(&mut rng);
-        check::<7>(&mut rng);
-        check::<MAX_BLOCKS>(&mut rng);
-    }
 }

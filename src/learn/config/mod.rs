@@ -16,6 +16,9 @@ use crate::search::{Limits, MAX_PLY};
 use document::{ConfigSeed, top_level_lines};
 
 mod document;
+mod evaluation;
+
+pub use evaluation::{EvalOpponent, EvaluationSettings};
 
 /// Longest configuration file read.
 pub const MAX_CONFIG_BYTES: u64 = 64 << 10;
@@ -166,56 +169,6 @@ impl SelfPlaySettings {
             nodes: self.nodes,
             movetime: self.movetime_ms.map(Duration::from_millis),
             ..Limits::default()
-        }
-    }
-}
-
-/// Evaluation matches against the game's baseline evaluator (draughts `material`, Kalah
-/// `stores`): every `every` iterations (and after
-/// the last), `games` games (pairs of openings) at `depth`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EvaluationSettings {
-    /// Iterations between evaluations; 0 = only after the last iteration.
-    #[serde(default = "default_every")]
-    pub every: u64,
-    #[serde(default = "default_eval_games")]
-    pub games: u64,
-    #[serde(default = "default_eval_depth")]
-    pub depth: u32,
-    #[serde(default = "default_random_plies")]
-    pub random_plies: u32,
-    /// Positions with exact values the model is measured on at each evaluation (the
-    /// held-out accuracy sample: Kalah late positions, draughts ≤ 5 pieces when an
-    /// endgame database is present); 0 = none.
-    #[serde(default = "default_held_out")]
-    pub held_out: usize,
-}
-
-/// Most held-out positions (each is searched at every evaluation).
-const MAX_HELD_OUT: usize = 5000;
-
-fn default_held_out() -> usize {
-    200
-}
-fn default_every() -> u64 {
-    5
-}
-fn default_eval_games() -> u64 {
-    100
-}
-fn default_eval_depth() -> u32 {
-    6
-}
-
-impl Default for EvaluationSettings {
-    fn default() -> Self {
-        EvaluationSettings {
-            every: default_every(),
-            games: default_eval_games(),
-            depth: default_eval_depth(),
-            random_plies: default_random_plies(),
-            held_out: default_held_out(),
         }
     }
 }
@@ -475,6 +428,14 @@ impl TrainConfig {
         }
         self.selfplay.validate()?;
         self.evaluation.validate()?;
+        if self.training.keep_best && self.evaluation.keeps_best() {
+            return Err(ConfigError(
+                "training.keep_best and evaluation.keep_best (or evaluation.opponent = \"best\"): \
+                 both would write NAME.best.bin; keep the best by validation loss or by \
+                 evaluation, not both"
+                    .to_string(),
+            ));
+        }
         self.training.validate()
     }
 
@@ -572,37 +533,6 @@ impl SelfPlaySettings {
         }
         if !(1..=4096).contains(&s.tt_mb) {
             return fail("selfplay.tt_mb", "must be 1..=4096", s.tt_mb.to_string());
-        }
-        Ok(())
-    }
-}
-
-impl EvaluationSettings {
-    fn validate(&self) -> Result<(), ConfigError> {
-        let e = self;
-        if e.games == 0 || !e.games.is_multiple_of(2) {
-            return fail(
-                "evaluation.games",
-                "must be an even number above 0",
-                e.games.to_string(),
-            );
-        }
-        if !(1..=MAX_PLY as u32 - 8).contains(&e.depth) {
-            return fail("evaluation.depth", "must be 1..=120", e.depth.to_string());
-        }
-        if e.random_plies > 40 {
-            return fail(
-                "evaluation.random_plies",
-                "must be 0..=40",
-                e.random_plies.to_string(),
-            );
-        }
-        if e.held_out > MAX_HELD_OUT {
-            return fail(
-                "evaluation.held_out",
-                "must be 0..=5000",
-                e.held_out.to_string(),
-            );
         }
         Ok(())
     }

@@ -12,7 +12,8 @@
 
 use rayon::prelude::*;
 
-use crate::eval::td::{Inputs, MAX_ACTIVE, MAX_HIDDEN, MlpWeights, input_set, sigmoid};
+use crate::eval::td::clipped::{MAX_CLIPPED_HIDDEN, W2_LIMIT, w1_limit};
+use crate::eval::td::{Activation, Inputs, MAX_ACTIVE, MAX_HIDDEN, MlpWeights, input_set, sigmoid};
 use crate::game::Side;
 use crate::learn::controls::OutcomeTarget;
 
@@ -48,7 +49,12 @@ pub struct FlatNet {
     /// without one).
     wh2: Vec<f32>,
     bh2: Vec<f32>,
+    /// The hidden units' activation (the output is a sigmoid whatever it is).
+    activation: Activation,
 }
+
+/// Most activations of both hidden layers.
+const MAX_ACTIVATIONS: usize = MAX_CLIPPED_HIDDEN + MAX_HIDDEN;
 
 impl FlatNet {
     /// The network of `weights`, already validated for game `G`'s input set `set`.
@@ -71,6 +77,7 @@ impl FlatNet {
             b2: weights.b2.clone(),
             wh2: weights.w_hidden2.clone(),
             bh2: weights.b_hidden2.clone(),
+            activation: weights.activation,
         }
     }
 
@@ -93,6 +100,7 @@ impl FlatNet {
             b2: self.b2.clone(),
             w_hidden2: self.wh2.clone(),
             b_hidden2: self.bh2.clone(),
+            activation: self.activation,
         }
     }
 
@@ -112,6 +120,7 @@ impl FlatNet {
             b2: vec![0.0; self.b2.len()],
             wh2: vec![0.0; self.wh2.len()],
             bh2: vec![0.0; self.bh2.len()],
+            activation: self.activation,
         }
     }
 
@@ -168,6 +177,22 @@ impl FlatNet {
         }
     }
 
+    /// Keeps a clipped network's weights within what its integer form holds
+    /// ([`w1_limit`] in the first layer, [`W2_LIMIT`] in the second); a sigmoid network
+    /// is left as it is (its integer form scales to its weights).
+    fn clip_to_integer_range<G: Inputs>(&mut self) {
+        if self.activation != Activation::ClippedRelu {
+            return;
+        }
+        let limit = w1_limit(input_set::<G>(self.set).max_active);
+        for w in self.w1t.iter_mut().chain(self.b1.iter_mut()) {
+            *w = w.clamp(-limit, limit);
+        }
+        for w in self.wh2.iter_mut() {
+            *w = w.clamp(-W2_LIMIT, W2_LIMIT);
+        }
+    }
+
     fn fill_zero(&mut self) {
         for a in self.parts_mut() {
             a.fill(0.0);
@@ -194,15 +219,16 @@ impl FlatNet {
                 *a += w;
             }
         }
+        let activation = self.activation;
         for a in h.iter_mut() {
-            *a = sigmoid(*a);
+            *a = activation.of(*a);
         }
         let m = self.hidden2();
         if m == 0 {
             return sigmoid(dot(&self.w2[phase * n..(phase + 1) * n], h) + self.b2[phase]);
         }
         for (k, a) in h2[..m].iter_mut().enumerate() {
-            *a = sigmoid(dot(&self.wh2[k * n..(k + 1) * n], h) + self.bh2[k]);
+            *a = activation.of(dot(&self.wh2[k * n..(k + 1) * n], h) + self.bh2[k]);
         }
         sigmoid(dot(&self.w2[phase * m..(phase + 1) * m], &h2[..m]) + self.b2[phase])
     }
@@ -302,18 +328,19 @@ impl Leaf {
         let m = net.hidden2();
         let w2 = &net.w2[self.phase * o..(self.phase + 1) * o];
         let g2 = &mut out.w2[self.phase * o..(self.phase + 1) * o];
-        let mut gb1 = [0.0f32; MAX_HIDDEN];
+        let mut gb1 = [0.0f32; MAX_CLIPPED_HIDDEN];
         let gb1 = &mut gb1[..n];
+        let activation = net.activation;
         if m == 0 {
             for j in 0..n {
                 g2[j] += d * h[j];
-                gb1[j] = d * w2[j] * h[j] * (1.0 - h[j]);
+                gb1[j] = d * w2[j] * activation.slope(h[j]);
             }
         } else {
             let (h, h2) = h.split_at(n);
             for k in 0..m {
                 g2[k] += d * h2[k];
-                let dk = d * w2[k] * h2[k] * (1.0 - h2[k]);
+                let dk = d * w2[k] * activation.slope(h2[k]);
                 out.bh2[k] += dk;
                 let wrow = &net.wh2[k * n..(k + 1) * n];
                 let grow = &mut out.wh2[k * n..(k + 1) * n];
@@ -323,7 +350,7 @@ impl Leaf {
                 }
             }
             for j in 0..n {
-                gb1[j] *= h[j] * (1.0 - h[j]);
+                gb1[j] *= activation.slope(h[j]);
             }
         }
         for (b, g) in out.b1.iter_mut().zip(gb1.iter()) {
@@ -446,6 +473,7 @@ pub fn episode<G: Inputs>(
             (y, p) = s.leaves[t + 1].value(net, h);
         }
     }
+    net.clip_to_integer_range::<G>();
     figures
 }
 
@@ -461,7 +489,7 @@ pub fn loss<G: Inputs>(net: &FlatNet, samples: &[(G, f32)]) -> f64 {
     let parts: Vec<f64> = samples
         .par_chunks(CHUNK)
         .map(|chunk| {
-            let mut h = [0.0f32; 2 * MAX_HIDDEN];
+            let mut h = [0.0f32; MAX_ACTIVATIONS];
             let mut active = [0u16; MAX_ACTIVE];
             let mut sum = 0.0f64;
             for (pos, target) in chunk {
@@ -507,14 +535,34 @@ mod tests {
         };
         let two = TdState::new::<Brazilian>(1, &settings, 7).weights;
         let one = Mlp::<Brazilian>::new_random_over(1, 16, 1, 7).weights();
+        let clipped_settings = TdSettings {
+            activation: Activation::ClippedRelu,
+            ..settings.clone()
+        };
+        let clipped_two = TdState::new::<Brazilian>(1, &clipped_settings, 7).weights;
+        let clipped_one = TdState::new::<Brazilian>(
+            1,
+            &TdSettings {
+                hidden2: 0,
+                ..clipped_settings
+            },
+            7,
+        )
+        .weights;
         let after_a_move = {
             let mut moves = <Brazilian as Game>::Moves::default();
             let start = Brazilian::start();
             start.legal_moves(&mut moves);
             start.play(moves[0])
         };
-        for (name, weights) in [("two hidden layers", two), ("one hidden layer", one)] {
+        for (name, weights) in [
+            ("two hidden layers", two),
+            ("one hidden layer", one),
+            ("two clipped layers", clipped_two),
+            ("one clipped layer", clipped_one),
+        ] {
             let net = FlatNet::from_weights::<Brazilian>(&weights, 1);
+            let (mut checked, mut kinks) = (0, 0);
             for pos in [Brazilian::start(), after_a_move] {
                 for loss in [TdLoss::Squared, TdLoss::CrossEntropy] {
                     let f = |y: f32| match loss {
@@ -542,10 +590,24 @@ mod tests {
                             plus.parts_mut()[part][idx] += eps;
                             let mut minus = net.clone();
                             minus.parts_mut()[part][idx] -= eps;
-                            let numeric = (f(leaf.value(&plus, &mut h).0)
-                                - f(leaf.value(&minus, &mut h).0))
-                                / (2.0 * f64::from(eps));
+                            let (up, down) = (
+                                f(leaf.value(&plus, &mut h).0),
+                                f(leaf.value(&minus, &mut h).0),
+                            );
+                            let numeric = (up - down) / (2.0 * f64::from(eps));
                             let analytic = f64::from(g.parts()[part][idx]);
+                            if net.activation == Activation::ClippedRelu {
+                                // A clipped unit's slope jumps at 0 and 1: where the two
+                                // one-sided differences part, a unit crossed one of them
+                                // within ±eps, and no derivative is there to compare.
+                                let here = f(leaf.value(&net, &mut h).0);
+                                let (right, left) = (up - here, here - down);
+                                if (right - left).abs() > 1e-3 * f64::from(eps) {
+                                    kinks += 1;
+                                    continue;
+                                }
+                            }
+                            checked += 1;
                             assert!(
                                 (numeric - analytic).abs() < 1e-3 + 1e-2 * analytic.abs(),
                                 "{name}, {loss:?}, part {part}[{idx}]: {numeric} vs {analytic}"
@@ -554,6 +616,10 @@ mod tests {
                     }
                 }
             }
+            assert!(
+                checked > 10 * kinks,
+                "{name}: {checked} checked, {kinks} at kinks"
+            );
         }
     }
 }

@@ -8,7 +8,7 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
 use crate::eval::td::{
-    Inputs, MAX_HIDDEN, MAX_PHASES, MlpWeights, TdEvaluator, input_set, sigmoid,
+    Activation, Inputs, MAX_HIDDEN, MAX_PHASES, MlpWeights, TdEvaluator, input_set, sigmoid,
 };
 use crate::game::{Outcome, Side};
 
@@ -170,6 +170,12 @@ impl<G: Inputs> Mlp<G> {
     /// with a second hidden layer, which this reference form does not hold.
     pub fn from_weights(weights: &MlpWeights) -> Result<Mlp<G>, String> {
         let set = weights.validate::<G>()?;
+        if weights.activation != Activation::Sigmoid {
+            return Err(format!(
+                "a network of {} units: the reference network's are sigmoid",
+                weights.activation.name()
+            ));
+        }
         if weights.hidden2() > 0 {
             return Err(format!(
                 "a network with a second hidden layer ({} units): the reference network \
@@ -209,6 +215,7 @@ impl<G: Inputs> Mlp<G> {
             b2: self.b2.to_vec(),
             w_hidden2: Vec::new(),
             b_hidden2: Vec::new(),
+            activation: Activation::Sigmoid,
         }
     }
 

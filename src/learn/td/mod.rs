@@ -41,7 +41,8 @@ use super::iteration::{Iteration, Stage};
 use super::learner::{IterationReport, Learner, LearnerKind, LearnerSection, TrainGame};
 use crate::eval::spec::AnyEvaluator;
 use crate::eval::td::{
-    self, Inputs, MAX_HIDDEN, MAX_PHASES, MlpWeights, TdEvaluator, input_set, input_set_named,
+    self, Activation, Inputs, MAX_HIDDEN, MAX_PHASES, MlpWeights, TdEvaluator, input_set,
+    input_set_named,
 };
 use crate::game::Side;
 use crate::io::dataset::DatasetGame;
@@ -82,6 +83,11 @@ pub struct TdSettings {
     /// alpha_end / alpha`, still read: rewritten so when the config is parsed.
     #[serde(default)]
     pub alpha_end: Option<f64>,
+    /// The hidden units' activation: `"sigmoid"` (the default) or `"clipped-relu"`
+    /// (`min(max(x, 0), 1)`, whose play-time network computes whole registers of units
+    /// at once: wider layers for the same time).
+    #[serde(default)]
+    pub activation: Activation,
 }
 
 fn default_hidden() -> usize {
@@ -108,16 +114,21 @@ impl Default for TdSettings {
             loss: TdLoss::Squared,
             hidden2: 0,
             alpha_end: None,
+            activation: Activation::Sigmoid,
         }
     }
 }
 
 impl TdSettings {
     fn validate(&self) -> Result<(), ConfigError> {
-        if !(32..=128).contains(&self.hidden) {
+        let most = self.activation.max_hidden();
+        if !(32..=most).contains(&self.hidden) {
             return fail(
                 "td.hidden",
-                "must be 32..=128 hidden units",
+                &format!(
+                    "must be 32..={most} hidden units with {} units",
+                    self.activation.name()
+                ),
                 self.hidden.to_string(),
             );
         }
@@ -208,6 +219,13 @@ impl<G: TrainGame + Inputs> LearnerKind<G> for Td {
         let settings: TdSettings = config.section("td").map_err(|e| e.to_string())?;
         let state = TdState::from_checkpoint(state)?;
         let set = state.weights.validate::<G>()?;
+        if state.weights.activation != settings.activation {
+            return Err(format!(
+                "the checkpoint's network has {} units, the config asks for {}",
+                state.weights.activation.name(),
+                settings.activation.name()
+            ));
+        }
         let wanted = settings.input_set::<G>()?;
         if set != wanted {
             return Err(format!(
@@ -230,6 +248,11 @@ impl TdState {
     /// A new random network over game `G`'s input set `set`, shaped as `settings` say
     /// (hidden units, a second hidden layer, output heads).
     pub fn new<G: Inputs>(set: usize, settings: &TdSettings, seed: u64) -> TdState {
+        if settings.activation == Activation::ClippedRelu {
+            return TdState {
+                weights: new_clipped::<G>(set, settings, seed),
+            };
+        }
         let mut weights =
             Mlp::<G>::new_random_over(set, settings.hidden, settings.phases, seed).weights();
         if settings.hidden2 > 0 {
@@ -242,13 +265,22 @@ impl TdState {
     /// hidden layer existed.
     fn from_checkpoint(bytes: &[u8]) -> Result<TdState, String> {
         #[derive(Deserialize)]
+        struct TdStateV3 {
+            weights: td::MlpWeightsV3,
+        }
+        #[derive(Deserialize)]
         struct TdStateV2 {
             weights: td::MlpWeightsV2,
         }
         from_bytes::<TdState>(bytes).or_else(|first| {
-            from_bytes::<TdStateV2>(bytes)
+            from_bytes::<TdStateV3>(bytes)
                 .map(|old| TdState {
                     weights: old.weights.into(),
+                })
+                .or_else(|_| {
+                    from_bytes::<TdStateV2>(bytes).map(|old| TdState {
+                        weights: old.weights.into(),
+                    })
                 })
                 .map_err(|_| first)
         })
@@ -273,6 +305,43 @@ fn add_second_layer(weights: &mut MlpWeights, units: usize, seed: u64) {
     weights.w2 = (0..weights.phases)
         .flat_map(|_| head.iter().copied())
         .collect();
+}
+
+/// A new random clipped network shaped as `settings` say. Its units start inside their
+/// slope, where they learn: first-layer weights uniform in ±[`INIT_W1`] and biases ½ (a
+/// unit's sum over the ~25 active draughts inputs is then about ½ ± 0.6); a second
+/// layer's weights uniform in ±1.6/√hidden and biases ½ (its sums again about ½ ± ½);
+/// heads as [`Mlp`]'s (±[`INIT_W2`]/√units, every phase's the same), so every position
+/// starts near p = ½.
+fn new_clipped<G: Inputs>(set: usize, settings: &TdSettings, seed: u64) -> MlpWeights {
+    use rand::{RngExt, SeedableRng};
+    let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(seed);
+    let inputs = input_set::<G>(set);
+    let (hidden, hidden2) = (settings.hidden, settings.hidden2);
+    let w1 = (0..hidden * inputs.inputs)
+        .map(|_| rng.random_range(-INIT_W1..INIT_W1))
+        .collect();
+    let a = 1.6 / (hidden as f32).sqrt();
+    let w_hidden2 = (0..hidden2 * hidden)
+        .map(|_| rng.random_range(-a..a))
+        .collect();
+    let units = if hidden2 > 0 { hidden2 } else { hidden };
+    let b = INIT_W2 / (units as f32).sqrt();
+    let head: Vec<f32> = (0..units).map(|_| rng.random_range(-b..b)).collect();
+    MlpWeights {
+        features: inputs.id.to_string(),
+        hidden,
+        phases: settings.phases,
+        w1,
+        b1: vec![0.5; hidden],
+        w2: (0..settings.phases)
+            .flat_map(|_| head.iter().copied())
+            .collect(),
+        b2: vec![0.0; settings.phases],
+        w_hidden2,
+        b_hidden2: vec![0.5; hidden2],
+        activation: Activation::ClippedRelu,
+    }
 }
 
 /// The TD(λ) learner of a run: its network and its settings.

@@ -594,6 +594,7 @@ fn hand_payload(w: &[f64]) -> MlpWeights {
         phases: 1,
         w_hidden2: Vec::new(),
         b_hidden2: Vec::new(),
+        activation: Default::default(),
     }
 }
 
