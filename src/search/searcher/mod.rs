@@ -62,7 +62,8 @@ pub struct Searcher<G: Game, E: Evaluator<G>> {
     node_limit: u64,
     /// Where the time is read: the real clock unless a test gives a simulated one.
     time: Arc<dyn TimeSource>,
-    /// The search stops here (on `time`).
+    /// When the search started, and where it stops (on `time`).
+    started: Duration,
     deadline: Option<Duration>,
     /// No new iteration starts after this (a clock's soft budget).
     iteration_mark: Option<Duration>,
@@ -127,6 +128,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             nodes: NodeCounts::default(),
             node_limit: u64::MAX,
             time: Arc::new(RealClock::new()),
+            started: Duration::ZERO,
             deadline: None,
             iteration_mark: None,
             stop_flag: None,
@@ -220,6 +222,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
         let budget = limits.clock.map(|c| c.budget(Duration::ZERO));
         let hard = budget.and_then(|b| b.hard).map(|t| started + t);
+        self.started = started;
         self.deadline = limits
             .movetime
             .map(|t| started + t)

@@ -123,14 +123,23 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             if !self.config.mtdf {
                 reorder_root(&mut root.moves, &mut values, &mut result.root_values);
             }
+            let elapsed = (report.elapsed)();
             (report.on_iteration)(&DepthReport {
                 depth,
                 score: result.score,
                 nodes: self.nodes + self.helpers_published(),
-                elapsed: (report.elapsed)(),
+                elapsed,
                 pv: result.pv.clone(),
             });
             if self.decided(result.score, depth) {
+                break;
+            }
+            // Past the deadline already (the reading above): the next iteration could not
+            // finish. Without this, iterations that end between two of the clock's
+            // readings in the nodes (helpers on several threads fill the table so) would
+            // run on past it.
+            if self.deadline.is_some_and(|d| self.started + elapsed >= d) {
+                result.stopped = true;
                 break;
             }
             if self
