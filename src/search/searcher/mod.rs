@@ -92,6 +92,9 @@ pub struct Searcher<G: Game, E: Evaluator<G>> {
     /// A helper's node counts (main, quiescence), published for the main thread's
     /// reports as it looks at its stop flag.
     published: Option<Arc<[AtomicU64; 2]>>,
+    /// The positions the threads of a search on several threads are searching (shared
+    /// by them all); none with one thread.
+    busy: Option<Arc<smp::Busy>>,
 }
 
 impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
@@ -143,6 +146,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             game_moves: Vec::new(),
             smp: smp::Smp::default(),
             published: None,
+            busy: None,
         }
     }
 

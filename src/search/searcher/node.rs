@@ -7,6 +7,7 @@ use std::ops::ControlFlow;
 
 use super::Searcher;
 use super::ordering::{FORCING_MIN_DEPTH, KILLER_SCORES};
+use super::smp::Busy;
 use crate::eval::Evaluator;
 use crate::game::Game;
 use crate::search::score::{game_over_score, shift_distance};
@@ -21,6 +22,30 @@ const LMR_MIN_DEPTH: i32 = 4;
 /// … with the move searched after this many (the table's move and the killers come
 /// first).
 const LMR_AFTER: usize = 3;
+
+/// Moves put off at most at a node because another thread is searching them; later ones
+/// are searched in their turn.
+const MAX_DEFERRED: usize = 32;
+
+/// The running state of a node's move loop.
+struct MoveLoop {
+    alpha: i32,
+    best: i32,
+    best_index: usize,
+    /// Moves searched so far.
+    searched: usize,
+    /// The forcing moves are ranked (see [`Searcher::next_ordered`]).
+    forcing_marked: bool,
+    /// Late moves may be searched a ply shallower first.
+    reducible: bool,
+}
+
+/// How a move of the loop ended.
+enum MoveStep {
+    Next,
+    Cut,
+    Stopped,
+}
 
 /// A main-search node as the steps of [`Searcher::node`] see it: its place in the tree
 /// and the window it was called with. The steps are inlined, so it lives in registers.
@@ -201,6 +226,19 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             && at.depth >= LMR_MIN_DEPTH
             && at.beta - at.alpha == 1
             && pos.is_quiet();
+        // On several threads: a loop of its own, so that this one (one thread's, the hot
+        // path) stays as it was: sharing its steps with it costs a few percent (measured).
+        if keys_ahead && at.depth >= Busy::MIN_DEPTH && self.busy.is_some() {
+            let state = MoveLoop {
+                alpha: at.alpha,
+                best: -INFINITY,
+                best_index: 0,
+                searched: 0,
+                forcing_marked,
+                reducible,
+            };
+            return self.search_moves_shared(pos, at, count, tt_first, state);
+        }
         let mut alpha = at.alpha;
         let mut best = -INFINITY;
         let mut best_index = 0;
@@ -245,6 +283,98 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             }
         }
         Some((best, best_index))
+    }
+
+    /// The move loop of [`Searcher::search_moves`] on several threads (simplified
+    /// ABDADA, see `smp.rs`): a move other than the first that another thread is
+    /// searching is put off to the end of the loop, and the moves searched are marked
+    /// while they are.
+    // Cold: called at few nodes (those `Busy::MIN_DEPTH` deep), and only on several
+    // threads; laid out apart, it leaves one thread's path as it was.
+    #[cold]
+    #[inline(never)]
+    fn search_moves_shared(
+        &mut self,
+        pos: &G,
+        at: Frame,
+        count: usize,
+        tt_first: Option<usize>,
+        mut state: MoveLoop,
+    ) -> Option<(i32, usize)> {
+        let ply = at.ply;
+        let mut deferred = [0u16; MAX_DEFERRED];
+        let mut deferred_len = 0;
+        for picked in 0..count {
+            let index = match tt_first {
+                Some(index) if picked == 0 => index,
+                _ => self.next_ordered(pos, ply, count, &mut state.forcing_marked),
+            };
+            let key = self.child_keys[ply][index];
+            // There on this path (the caller checked); `?` only spares an unwrap.
+            let busy = self.busy.as_deref()?;
+            if state.searched > 0 && deferred_len < MAX_DEFERRED && busy.is_busy(key) {
+                deferred[deferred_len] = index as u16;
+                deferred_len += 1;
+                continue;
+            }
+            busy.enter(key);
+            let step = self.search_move(pos, at, index, &mut state);
+            self.busy.as_deref()?.leave(key);
+            match step {
+                MoveStep::Next => {}
+                // Past a cutoff, the moves put off are not searched either.
+                MoveStep::Cut => return Some((state.best, state.best_index)),
+                MoveStep::Stopped => return None,
+            }
+        }
+        for &index in &deferred[..deferred_len] {
+            match self.search_move(pos, at, index as usize, &mut state) {
+                MoveStep::Next => {}
+                MoveStep::Cut => break,
+                MoveStep::Stopped => return None,
+            }
+        }
+        Some((state.best, state.best_index))
+    }
+
+    /// Searches the move `index` of `lists[at.ply]` in the move loop of `at`, and keeps
+    /// the loop's best value, move and alpha in `state`.
+    #[inline(always)]
+    fn search_move(&mut self, pos: &G, at: Frame, index: usize, state: &mut MoveLoop) -> MoveStep {
+        let ply = at.ply;
+        let mv = self.lists[ply][index];
+        let child = pos.play(mv);
+        let child_quiet = if pos.is_irreversible(mv) {
+            0
+        } else {
+            at.quiet + 1
+        };
+        // The shared loop runs only where the children's keys were computed ahead.
+        self.path.push(self.child_keys[ply][index]);
+        let window = Frame {
+            alpha: state.alpha,
+            quiet: child_quiet,
+            ..at
+        };
+        let value = self.search_child(&child, window, state.searched, state.reducible);
+        self.path.pop();
+        state.searched += 1;
+        if self.stopped {
+            return MoveStep::Stopped;
+        }
+        if value > state.best {
+            state.best = value;
+            state.best_index = index;
+            if value > state.alpha {
+                state.alpha = value;
+                self.new_best_line(ply, mv);
+                if value >= at.beta {
+                    self.reward(pos, ply, mv, at.depth);
+                    return MoveStep::Cut;
+                }
+            }
+        }
+        MoveStep::Next
     }
 
     /// The next move of the loop by the ordering scores (marked tried); the forcing

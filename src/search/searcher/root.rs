@@ -240,14 +240,39 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         };
         let child_depth = depth as i32 - 1;
         let mut best: Option<(G::Move, i32, Vec<G::Move>)> = None;
-        for (i, &mv) in moves.iter().enumerate() {
+        // On several threads, a move (not the first) another thread is searching waits
+        // for the end of the loop, as in the nodes (`node.rs`).
+        let share = !exact && self.busy.is_some();
+        let mut deferred = Vec::new();
+        let mut next = 0;
+        let mut next_deferred = 0;
+        loop {
+            let i = if next < moves.len() {
+                next += 1;
+                next - 1
+            } else if next_deferred < deferred.len() {
+                next_deferred += 1;
+                deferred[next_deferred - 1]
+            } else {
+                break;
+            };
+            let mv = moves[i];
             let child = root.play(mv);
+            let key = child.hash_key();
+            let first_pass = next_deferred == 0;
+            if share && let Some(busy) = &self.busy {
+                if i > 0 && first_pass && busy.is_busy(key) {
+                    deferred.push(i);
+                    continue;
+                }
+                busy.enter(key);
+            }
             let child_quiet = if root.is_irreversible(mv) {
                 0
             } else {
                 quiet + 1
             };
-            self.path.push(child.hash_key());
+            self.path.push(key);
             let mut value;
             if exact {
                 value = -self.node(&child, child_depth, 1, -INFINITY, INFINITY, child_quiet);
@@ -270,6 +295,9 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 value = -self.node(&child, child_depth, 1, -INFINITY, -alpha, child_quiet);
             }
             self.path.pop();
+            if share && let Some(busy) = &self.busy {
+                busy.leave(key);
+            }
             if self.stopped {
                 break;
             }
