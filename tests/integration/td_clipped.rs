@@ -15,6 +15,8 @@ use evalearn::search::bench::Bench;
 use evalearn::search::{Limits, MAX_PLY, SearchConfig, Searcher};
 use rand::RngExt;
 
+use super::td_incremental::float_logit;
+
 /// A random clipped network over `G`'s input set `set`, its weights spread over the
 /// whole range the integer form holds (some at its ends), so that sums reach both clips
 /// and the `i8` weights both ends; each head drawn apart.
@@ -274,47 +276,6 @@ fn searches_agree<G: Inputs + Bench>(weights: &MlpWeights, depth: u32) {
 fn searches_are_the_same_on_every_kernel_path() {
     searches_agree::<Brazilian>(&random_clipped::<Brazilian>(0, 256, 32, 1, 8), 6);
     searches_agree::<Kalah>(&random_clipped::<Kalah>(0, 128, 32, 1, 9), 7);
-}
-
-/// The float network's output logit, computed the plain way in `f64`.
-fn float_logit<G: Inputs>(weights: &MlpWeights, pos: &G) -> f64 {
-    let set = weights.validate::<G>().unwrap();
-    let inputs = G::INPUT_SETS[set].inputs;
-    let active = evalearn::eval::td::active_inputs(pos, set);
-    let phase = if weights.phases == 1 {
-        0
-    } else {
-        pos.phase(weights.phases)
-    };
-    let clip = |x: f64| x.clamp(0.0, 1.0);
-    let mut h: Vec<f64> = (0..weights.hidden)
-        .map(|j| {
-            let row = &weights.w1[j * inputs..(j + 1) * inputs];
-            clip(f64::from(weights.b1[j]) + active.iter().map(|&i| f64::from(row[i])).sum::<f64>())
-        })
-        .collect();
-    if weights.hidden2() > 0 {
-        h = (0..weights.hidden2())
-            .map(|k| {
-                let row = &weights.w_hidden2[k * weights.hidden..(k + 1) * weights.hidden];
-                clip(
-                    f64::from(weights.b_hidden2[k])
-                        + row
-                            .iter()
-                            .zip(&h)
-                            .map(|(&w, &h)| f64::from(w) * h)
-                            .sum::<f64>(),
-                )
-            })
-            .collect();
-    }
-    f64::from(weights.b2[phase])
-        + weights
-            .head(phase)
-            .iter()
-            .zip(&h)
-            .map(|(&w, &h)| f64::from(w) * h)
-            .sum::<f64>()
 }
 
 /// The integer network's value against the float network's `100 · logit`: (largest,

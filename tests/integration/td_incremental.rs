@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use evalearn::eval::Evaluator;
-use evalearn::eval::td::{Inputs, MlpWeights, TdEvaluator};
+use evalearn::eval::td::{Activation, Inputs, MlpWeights, TdEvaluator};
 use evalearn::game::Game;
 use evalearn::games::brazilian::Brazilian;
 use evalearn::games::brazilian::encoding::BOARD_PAIRS;
@@ -102,14 +102,19 @@ fn plain_inputs<G: Inputs>(weights: &MlpWeights, pos: &G) -> (usize, Vec<usize>,
     )
 }
 
-/// The float network's output logit, computed the plain way (both hidden layers).
-fn float_logit<G: Inputs>(weights: &MlpWeights, pos: &G) -> f64 {
+/// The float network's output logit, computed the plain way (both hidden layers, the
+/// network's activation).
+pub(crate) fn float_logit<G: Inputs>(weights: &MlpWeights, pos: &G) -> f64 {
     let (inputs, active, phase) = plain_inputs(weights, pos);
-    let sigmoid = |x: f64| 1.0 / (1.0 + (-x).exp());
+    let clipped = weights.activation == Activation::ClippedRelu;
+    let activation = |x: f64| match clipped {
+        true => x.clamp(0.0, 1.0),
+        false => 1.0 / (1.0 + (-x).exp()),
+    };
     let mut h: Vec<f64> = (0..weights.hidden)
         .map(|j| {
             let row = &weights.w1[j * inputs..(j + 1) * inputs];
-            sigmoid(
+            activation(
                 f64::from(weights.b1[j]) + active.iter().map(|&i| f64::from(row[i])).sum::<f64>(),
             )
         })
@@ -119,7 +124,7 @@ fn float_logit<G: Inputs>(weights: &MlpWeights, pos: &G) -> f64 {
             .map(|k| {
                 let row = &weights.w_hidden2[k * weights.hidden..(k + 1) * weights.hidden];
                 let sum: f64 = row.iter().zip(&h).map(|(&w, &h)| f64::from(w) * h).sum();
-                sigmoid(f64::from(weights.b_hidden2[k]) + sum)
+                activation(f64::from(weights.b_hidden2[k]) + sum)
             })
             .collect();
     }
