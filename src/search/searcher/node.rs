@@ -501,6 +501,6 @@ fn to_tt<G: Game>(value: i32, ply: usize) -> i32 {
 }
 
 #[inline(always)]
-fn from_tt<G: Game>(value: i32, ply: usize) -> i32 {
+pub(super) fn from_tt<G: Game>(value: i32, ply: usize) -> i32 {
     shift_distance::<G>(value, ply as i32)
 }

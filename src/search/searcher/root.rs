@@ -6,12 +6,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::Searcher;
+use super::node::from_tt;
 use crate::eval::Evaluator;
 use crate::game::{ExactValue, Game, GameRecord};
 use crate::search::score::{ending, exact_score, game_over_score};
+use crate::search::tt::Bound;
 use crate::search::{
     DepthReport, INFINITY, Limits, MAX_PLY, NodeCounts, SearchResult, WIN_THRESHOLD, tablebase_line,
 };
+
+/// An iteration's best root move searched to the end, with its value and line.
+type Best<M> = Option<(M, i32, Vec<M>)>;
 
 /// Iterations tried at most when only time or nodes limit the search.
 pub(super) const MAX_ITERATIONS: u32 = MAX_PLY as u32 - 8;
@@ -229,7 +234,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
         previous: Option<i32>,
         moves: &[G::Move],
         values: &mut [i32],
-    ) -> Option<(G::Move, i32, Vec<G::Move>)> {
+    ) -> Best<G::Move> {
         if !self.enter(false) {
             return None;
         }
@@ -239,11 +244,12 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             _ => (-INFINITY, INFINITY),
         };
         let child_depth = depth as i32 - 1;
-        let mut best: Option<(G::Move, i32, Vec<G::Move>)> = None;
+        let mut best: Best<G::Move> = None;
         // On several threads, a move (not the first) another thread is searching waits
         // for the end of the loop, as in the nodes (`node.rs`).
         let share = !exact && self.busy.is_some();
         let mut deferred = Vec::new();
+        let mut finished = vec![false; moves.len()];
         let mut next = 0;
         let mut next_deferred = 0;
         loop {
@@ -301,6 +307,7 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
             if self.stopped {
                 break;
             }
+            finished[i] = true;
             values[i] = value;
             if best.as_ref().is_none_or(|b| value > b.1) {
                 let mut pv = vec![mv];
@@ -311,18 +318,37 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 alpha = value;
             }
         }
+        if self.stopped && share {
+            self.adopt_helpers_moves(root, depth, moves, &finished, &mut best);
+        }
         best
+    }
+
+    /// After an iteration on several threads stopped part way: the root moves this thread
+    /// did not search to the end that another thread did, at this iteration's depth or
+    /// deeper, and proved better than `best` (the child's table entry an upper bound or
+    /// an exact value, from the child's side), compete with it (see [`adopt_proven`]).
+    /// Else a better move the other threads found in the time would be lost with the
+    /// iteration.
+    fn adopt_helpers_moves(
+        &self,
+        root: &G,
+        depth: u32,
+        moves: &[G::Move],
+        finished: &[bool],
+        best: &mut Best<G::Move>,
+    ) {
+        adopt_proven(moves, finished, best, |mv| {
+            let hit = self.tt.probe(root.play(mv).hash_key())?;
+            let deep_enough = hit.depth + 1 >= depth;
+            let bounds_from_above = matches!(hit.bound, Bound::Upper | Bound::Exact);
+            (deep_enough && bounds_from_above).then(|| -from_tt::<G>(hit.value, 1))
+        });
     }
 
     /// One MTD(f) iteration at `depth` from the first guess `guess` (seed listings 3.8
     /// and 3.9: `nextBeta = value == lower ? value + 1 : value`).
-    fn mtdf_iteration(
-        &mut self,
-        root: &G,
-        quiet: u32,
-        depth: u32,
-        guess: i32,
-    ) -> Option<(G::Move, i32, Vec<G::Move>)> {
+    fn mtdf_iteration(&mut self, root: &G, quiet: u32, depth: u32, guess: i32) -> Best<G::Move> {
         let (mut lower, mut upper) = (-INFINITY, INFINITY);
         let mut value = guess;
         self.root_best = None;
@@ -429,6 +455,26 @@ pub(super) fn first_result<G: Game>(
     }
 }
 
+/// Replaces `best` by the move of `moves` not `finished` whose `proof` (a value the move
+/// is proved to reach at least, if any) is the highest above `best`'s value; the first
+/// such move among equals. Nothing changes without a `best` to beat.
+fn adopt_proven<M: Copy>(
+    moves: &[M],
+    finished: &[bool],
+    best: &mut Best<M>,
+    proof: impl Fn(M) -> Option<i32>,
+) {
+    let Some((_, mut best_value, _)) = *best else {
+        return;
+    };
+    for (&mv, _) in moves.iter().zip(finished).filter(|(_, done)| !**done) {
+        if let Some(value) = proof(mv).filter(|&v| v > best_value) {
+            best_value = value;
+            *best = Some((mv, value, vec![mv]));
+        }
+    }
+}
+
 /// Puts the root moves best first for the next iteration by their `values` (a stable
 /// sort keeps earlier order among equal values), and the pairs in `root_values`.
 fn reorder_root<M: Copy>(
@@ -444,4 +490,39 @@ fn reorder_root<M: Copy>(
     paired.sort_by_key(|p| std::cmp::Reverse(p.1));
     root_values.clone_from(&paired);
     (*root_moves, *values) = paired.into_iter().unzip();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::adopt_proven;
+
+    /// Only moves left unfinished compete, only with a proof above the best value, and
+    /// the highest proof wins (the first of equals); without a best nothing is adopted.
+    #[test]
+    fn a_move_proved_better_by_another_thread_replaces_the_best() {
+        let moves = [10u8, 11, 12, 13, 14];
+        let finished = [true, true, false, false, false];
+        let proofs = |mv: u8| match mv {
+            11 => Some(90), // finished here: its own value stands
+            12 => Some(40),
+            13 => Some(60),
+            14 => Some(60),
+            _ => None,
+        };
+        let mut best = Some((10u8, 50, vec![10, 1]));
+        adopt_proven(&moves, &finished, &mut best, proofs);
+        assert_eq!(best, Some((13, 60, vec![13])));
+
+        let mut best = Some((10u8, 60, vec![10, 1]));
+        adopt_proven(&moves, &finished, &mut best, proofs);
+        assert_eq!(
+            best,
+            Some((10, 60, vec![10, 1])),
+            "a tie keeps this thread's move"
+        );
+
+        let mut none: Option<(u8, i32, Vec<u8>)> = None;
+        adopt_proven(&moves, &[false; 5], &mut none, proofs);
+        assert_eq!(none, None);
+    }
 }

@@ -4,7 +4,10 @@
 //! main thread's one transposition table (lock-free: `tt.rs`). What the helpers store
 //! orders and cuts the main thread's search; their own results are dropped. The move,
 //! score, line and depth are the main thread's, from its own iterations, as with one
-//! thread.
+//! thread, but for one thing: when the time ends an iteration part way, a root move the
+//! main thread had not searched to the end, which a helper searched to the iteration's
+//! depth and proved better than the main thread's best (its table entry), is played
+//! instead (`root.rs`, `adopt_helpers_moves`).
 //!
 //! - **Sharing out the work** (simplified ABDADA, `Busy`): all threads search the same
 //!   iteration depths, and each marks the positions it is searching in a small shared
