@@ -15,7 +15,7 @@ use evalearn::search::bench::Bench;
 use evalearn::search::{Limits, MAX_PLY, SearchConfig, Searcher};
 use rand::RngExt;
 
-use super::td_incremental::float_logit;
+use super::td_incremental::{deviation, shipped_weights};
 
 /// A random clipped network over `G`'s input set `set`, its weights spread over the
 /// whole range the integer form holds (some at its ends), so that sums reach both clips
@@ -278,20 +278,6 @@ fn searches_are_the_same_on_every_kernel_path() {
     searches_agree::<Kalah>(&random_clipped::<Kalah>(0, 128, 32, 1, 9), 7);
 }
 
-/// The integer network's value against the float network's `100 · logit`: (largest,
-/// mean) absolute difference.
-fn deviation<G: Inputs>(weights: &MlpWeights, positions: &[G]) -> (f64, f64) {
-    let integer = TdEvaluator::<G>::from_weights(weights).unwrap();
-    let (mut largest, mut total) = (0.0f64, 0.0f64);
-    for pos in positions {
-        let exact = (100.0 * float_logit(weights, pos)).clamp(-20_000.0, 20_000.0);
-        let d = (f64::from(integer.evaluate(pos)) - exact).abs();
-        largest = largest.max(d);
-        total += d;
-    }
-    (largest, total / positions.len() as f64)
-}
-
 /// The integer network is the float one up to its rounding: the first layer in steps of
 /// 1/127, the second layer's weights in steps of 1/64 (these networks have weights at
 /// ±127/64; a trained one's smaller weights get 1/128 or finer) and activations in 1/127.
@@ -315,20 +301,13 @@ fn integer_clipped_network_stays_near_the_float_network() {
     }
 }
 
-fn shipped(name: &str) -> MlpWeights {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(name);
-    evalearn::eval::td::load_weights(&path, None)
-        .unwrap_or_else(|e| panic!("{e}"))
-        .1
-}
-
 /// The shipped clipped networks: every path gives the portable values, and the integer
 /// network stays near the float one.
 #[test]
 fn shipped_clipped_networks_agree_on_every_path_and_with_the_float_network() {
     let draughts = selfplay_positions::<Brazilian>(13, 40);
     let kalah = selfplay_positions::<Kalah>(13, 80);
-    let weights = shipped("models/td-clipped.bin");
+    let weights = shipped_weights("models/td-clipped.bin");
     paths_agree_from_scratch("td-clipped.bin", &weights, &draughts);
     paths_agree_along_walks::<Brazilian>("td-clipped.bin", &weights, 3);
     let (largest, mean) = deviation(&weights, &draughts);
@@ -336,7 +315,7 @@ fn shipped_clipped_networks_agree_on_every_path_and_with_the_float_network() {
     // 21.5 at most, mean 2.7 (2026-12-07): its second-layer weights reach 1.33, so they
     // are bytes at scale 64, in steps of 1/64.
     assert!(largest <= 30.0 && mean <= 4.0, "{largest} {mean}");
-    let weights = shipped("models/kalah-clipped.bin");
+    let weights = shipped_weights("models/kalah-clipped.bin");
     paths_agree_from_scratch("kalah-clipped.bin", &weights, &kalah);
     let (largest, mean) = deviation(&weights, &kalah);
     eprintln!("kalah-clipped.bin: largest deviation {largest:.2}, mean {mean:.3} centi-units");

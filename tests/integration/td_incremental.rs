@@ -15,7 +15,7 @@ use evalearn::search::bench::Bench;
 use evalearn::search::{Limits, MAX_PLY, SearchConfig, Searcher};
 use rand::RngExt;
 
-fn shipped_weights(name: &str) -> MlpWeights {
+pub(crate) fn shipped_weights(name: &str) -> MlpWeights {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(name);
     evalearn::eval::td::load_weights(&path, None)
         .unwrap_or_else(|e| panic!("{e}"))
@@ -104,7 +104,7 @@ fn plain_inputs<G: Inputs>(weights: &MlpWeights, pos: &G) -> (usize, Vec<usize>,
 
 /// The float network's output logit, computed the plain way (both hidden layers, the
 /// network's activation).
-pub(crate) fn float_logit<G: Inputs>(weights: &MlpWeights, pos: &G) -> f64 {
+fn float_logit<G: Inputs>(weights: &MlpWeights, pos: &G) -> f64 {
     let (inputs, active, phase) = plain_inputs(weights, pos);
     let clipped = weights.activation == Activation::ClippedRelu;
     let activation = |x: f64| match clipped {
@@ -293,9 +293,8 @@ fn searches_with_incremental_sums_equal_searches_from_scratch() {
     searches_agree(&TdEvaluator::<Brazilian>::from_weights(&two).unwrap(), 6);
 }
 
-/// The integer network's value against the float network's `100 · logit` (unrounded):
-/// (largest, mean) absolute difference over the positions.
-fn deviation<G: Inputs>(weights: &MlpWeights, positions: &[G]) -> (f64, f64) {
+/// [`deviation`] of a sigmoid network, its first layer's scale told on the way.
+fn sigmoid_deviation<G: Inputs>(weights: &MlpWeights, positions: &[G]) -> (f64, f64) {
     let q1 = 1
         << TdEvaluator::<G>::from_weights(weights)
             .unwrap()
@@ -303,6 +302,12 @@ fn deviation<G: Inputs>(weights: &MlpWeights, positions: &[G]) -> (f64, f64) {
             .unwrap()
             .shift1();
     eprintln!("{} hidden units, Q1 = {q1}", weights.hidden);
+    deviation(weights, positions)
+}
+
+/// The integer network's value against the float network's `100 · logit` (unrounded):
+/// (largest, mean) absolute difference over the positions.
+pub(crate) fn deviation<G: Inputs>(weights: &MlpWeights, positions: &[G]) -> (f64, f64) {
     let integer = TdEvaluator::<G>::from_weights(weights).unwrap();
     let (mut largest, mut total) = (0.0f64, 0.0f64);
     for pos in positions {
@@ -327,7 +332,7 @@ fn integer_network_stays_within_a_few_centi_units_of_the_float_network() {
     for (name, (largest, mean), (max_bound, mean_bound)) in [
         (
             "models/td.bin",
-            deviation(&shipped_weights("models/td.bin"), &draughts),
+            sigmoid_deviation(&shipped_weights("models/td.bin"), &draughts),
             // The 80,000-game network's weights are larger than the 40,000-game one's
             // (largest 1.91, mean 0.40): 2.83, mean 0.60; the 160,000-game one: 2.54,
             // mean 0.42.
@@ -335,7 +340,7 @@ fn integer_network_stays_within_a_few_centi_units_of_the_float_network() {
         ),
         (
             "models/kalah-td.bin",
-            deviation(&shipped_weights("models/kalah-td.bin"), &kalah),
+            sigmoid_deviation(&shipped_weights("models/kalah-td.bin"), &kalah),
             // Its output layer is 8 times the network's (margin_scale 8: the evaluation
             // counts stones of expected margin), so the first layer's rounding shows 8
             // times larger in centi-units: 12.8 at most, mean 3.5 (2026-11-26), against
@@ -344,28 +349,28 @@ fn integer_network_stays_within_a_few_centi_units_of_the_float_network() {
         ),
         (
             "random draughts network ×8",
-            deviation(&random_weights::<Brazilian>(128, 5), &draughts),
+            sigmoid_deviation(&random_weights::<Brazilian>(128, 5), &draughts),
             (6.0, 1.5),
         ),
         (
             "random draughts network ×8, 4 phases",
-            deviation(&random_phased_weights::<Brazilian>(48, 4, 6), &draughts),
+            sigmoid_deviation(&random_phased_weights::<Brazilian>(48, 4, 6), &draughts),
             (6.0, 1.5),
         ),
         (
             "random Kalah network ×8, 3 phases",
-            deviation(&random_phased_weights::<Kalah>(48, 3, 6), &kalah),
+            sigmoid_deviation(&random_phased_weights::<Kalah>(48, 3, 6), &kalah),
             (6.0, 1.5),
         ),
         (
             "models/td-two-layer.bin",
-            deviation(&shipped_weights("models/td-two-layer.bin"), &draughts),
+            sigmoid_deviation(&shipped_weights("models/td-two-layer.bin"), &draughts),
             // 4.4 at most, mean 0.5 (2026-11-29).
             (6.0, 1.0),
         ),
         (
             "models/td-wide.bin",
-            deviation(&shipped_weights("models/td-wide.bin"), &draughts),
+            sigmoid_deviation(&shipped_weights("models/td-wide.bin"), &draughts),
             // 3.3 at most, mean 0.5 (2026-11-29).
             (6.0, 1.0),
         ),
@@ -374,7 +379,7 @@ fn integer_network_stays_within_a_few_centi_units_of_the_float_network() {
         // 1.3 (2026-11-29, the second layer in integers; 9.2 and 1.3 with it in f32).
         (
             "random pairs network with a second hidden layer of 32",
-            deviation(
+            sigmoid_deviation(
                 &random_two_layer_weights::<Brazilian>(BOARD_PAIRS, 48, 32, 1, 6),
                 &draughts,
             ),
@@ -382,7 +387,7 @@ fn integer_network_stays_within_a_few_centi_units_of_the_float_network() {
         ),
         (
             "random Kalah network with a second hidden layer of 16, 3 phases",
-            deviation(&random_two_layer_weights::<Kalah>(0, 48, 16, 3, 6), &kalah),
+            sigmoid_deviation(&random_two_layer_weights::<Kalah>(0, 48, 16, 3, 6), &kalah),
             (12.0, 2.0),
         ),
     ] {
