@@ -12,10 +12,10 @@ use evalearn::games::brazilian::encoding::BOARD_PAIRS;
 use evalearn::games::kalah::Kalah;
 use evalearn::learn::td::{TdSettings, TdState};
 use evalearn::search::bench::Bench;
-use evalearn::search::{Limits, MAX_PLY, SearchConfig, Searcher};
+use evalearn::search::{Limits, SearchConfig, Searcher};
 use rand::RngExt;
 
-use super::td_incremental::{deviation, shipped_weights};
+use super::td_incremental::{deviation, shipped_weights, walk_agrees_with};
 
 /// A random clipped network over `G`'s input set `set`, its weights spread over the
 /// whole range the integer form holds (some at its ends), so that sums reach both clips
@@ -187,37 +187,8 @@ fn paths_agree_along_walks<G: Inputs>(name: &str, weights: &MlpWeights, seed: u6
     let portable = evaluator::<G>(weights, SimdPath::Scalar);
     for path in paths() {
         let fast = evaluator::<G>(weights, path);
-        let mut state = fast.incremental(MAX_PLY).expect("td keeps sums");
-        let mut rng = evalearn::rng::stream(seed, 0);
-        let mut moves = G::Moves::default();
-        let mut line = vec![G::start()];
-        state.enter(&line[0], 0);
-        let mut checked = 0;
-        for _ in 0..6_000 {
-            let pos = *line.last().unwrap();
-            pos.legal_moves(&mut moves);
-            if moves.is_empty() || line.len() >= 60 || rng.random_range(0..4) == 0 {
-                let back = rng.random_range(0..line.len());
-                line.truncate(line.len() - back);
-                if back > 0 && line.len() > 1 {
-                    line.pop();
-                }
-                continue;
-            }
-            let child = pos.play(moves[rng.random_range(0..moves.len())]);
-            line.push(child);
-            state.enter(&child, line.len() - 1);
-            if rng.random_range(0..2) == 0 {
-                assert_eq!(
-                    state.evaluate(&child, line.len() - 1),
-                    portable.evaluate(&child),
-                    "{name}, {}: {}",
-                    path.name(),
-                    child.format_position()
-                );
-                checked += 1;
-            }
-        }
+        let label = format!("{name}, {}:", path.name());
+        let checked = walk_agrees_with(&fast, &portable, seed, 6_000, &label);
         assert!(checked > 1_000, "{checked}");
     }
 }

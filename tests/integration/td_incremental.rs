@@ -172,6 +172,20 @@ impl<G: Game, E: Evaluator<G>> Evaluator<G> for FromScratch<E> {
 /// back up by a random number of plies), evaluating about every other position entered:
 /// the incremental value equals the from-scratch one at every step.
 fn walk_agrees<G: Inputs>(evaluator: &TdEvaluator<G>, seed: u64, steps: usize) {
+    let checked = walk_agrees_with(evaluator, evaluator, seed, steps, "");
+    assert!(checked > steps / 4, "{checked} evaluations");
+}
+
+/// The walk of [`walk_agrees`] with `evaluator`'s incremental values checked against
+/// `reference`'s from-scratch ones (`label` names the pair in a failure); returns how
+/// many positions it checked.
+pub(crate) fn walk_agrees_with<G: Inputs>(
+    evaluator: &TdEvaluator<G>,
+    reference: &TdEvaluator<G>,
+    seed: u64,
+    steps: usize,
+    label: &str,
+) -> usize {
     let mut state = evaluator.incremental(MAX_PLY).expect("td keeps sums");
     let mut rng = evalearn::rng::stream(seed, 0);
     let mut moves = G::Moves::default();
@@ -197,14 +211,14 @@ fn walk_agrees<G: Inputs>(evaluator: &TdEvaluator<G>, seed: u64, steps: usize) {
             let ply = path.len() - 1;
             assert_eq!(
                 state.evaluate(&child, ply),
-                evaluator.evaluate(&child),
-                "{} at ply {ply}",
+                reference.evaluate(&child),
+                "{label} {} at ply {ply}",
                 child.format_position()
             );
             checked += 1;
         }
     }
-    assert!(checked > steps / 4, "{checked} evaluations");
+    checked
 }
 
 #[test]
