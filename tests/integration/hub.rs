@@ -225,28 +225,36 @@ impl Simulated {
     }
 
     /// Waits for an info line of at least `depth`, then checks with `ping` that the
-    /// engine is still searching: no `done` came.
-    fn searching_at(&mut self, depth: u32) {
-        loop {
+    /// engine is still searching: no `done` came. Returns the deepest depth reported.
+    fn searching_at(&mut self, depth: u32) -> u32 {
+        let reached = loop {
             let info = self.until("info");
             let line = info.last().unwrap();
             assert!(!info.iter().any(|l| l.starts_with("done")), "{info:?}");
-            if value(line, "depth").is_some_and(|d| d.parse::<u32>().unwrap() >= depth) {
-                break;
+            if let Some(d) = value(line, "depth").map(|d| d.parse::<u32>().unwrap())
+                && d >= depth
+            {
+                break d;
             }
-        }
-        self.still_searching();
+        };
+        let lines = self.still_searching();
+        lines
+            .iter()
+            .filter(|l| l.starts_with("info"))
+            .filter_map(|l| value(l, "depth")?.parse::<u32>().ok())
+            .fold(reached, u32::max)
     }
 
     /// Checks with `ping` that no `done` came; the engine has then taken every line
     /// sent before.
-    fn still_searching(&mut self) {
+    fn still_searching(&mut self) -> Vec<String> {
         self.send("ping");
         let lines = self.until("pong");
         assert!(
             !lines.iter().any(|l| l.starts_with("done")),
             "done while the simulated clock stood before its marks: {lines:?}"
         );
+        lines
     }
 
     /// Waits for `done` and checks its move is legal in `pos`.
@@ -285,13 +293,15 @@ fn ponder_then_clock(threads: usize) {
     // Far beyond the move time: pondering has no clock.
     engine.clock.advance(Duration::from_secs(10));
     engine.searching_at(6);
-    // The move's clock starts at ponder-hit: 30 ms (50 less the overhead), no new
-    // iteration after 15.
+    // The move's clock starts at ponder-hit: 30 ms (50 less the overhead), all of it
+    // searched. Past half of it new iterations still start (a clock's soft mark would
+    // let only the one under way end): two more depths are reported.
     engine.send("ponder-hit");
     engine.still_searching(); // and ponder-hit was taken
-    engine.clock.advance(Duration::from_millis(14));
-    engine.searching_at(8);
-    engine.clock.advance(Duration::from_millis(16));
+    engine.clock.advance(Duration::from_millis(29));
+    let reached = engine.searching_at(8);
+    engine.searching_at(reached + 2);
+    engine.clock.advance(Duration::from_millis(2));
     engine.done_legal(&start);
 
     // A ponder search that ends by itself (depth 2) still waits, and `stop` releases it.

@@ -3,7 +3,8 @@
 //! Hub times are seconds (real numbers). With a clock, `time` is what is left before
 //! this move and `inc` is added first (Scan's convention, which pydraughts follows by
 //! sending `time − inc`). A clock's budget is [`crate::search::time`]'s (shared with
-//! `match --clock`); a fixed move time loses the move overhead down to half of it.
+//! `match --clock`); a fixed move time is searched to its end, less the move overhead
+//! down to half of it.
 
 use std::time::Duration;
 
@@ -129,12 +130,13 @@ impl Level {
     pub fn budget(&self, overhead: Duration) -> Budget {
         match *self {
             Level::Fixed { move_time, .. } => match move_time {
-                // No clock to lose on: the overhead takes at most half the move time.
+                // No clock to save time for: the whole move time is searched (as `match
+                // --movetime` does), less the overhead, which takes at most half of it.
                 Some(t) => {
                     let t = Duration::from_secs_f64((t - overhead.as_secs_f64()).max(t / 2.0))
                         .max(MIN_BUDGET);
                     Budget {
-                        soft: Some(t),
+                        soft: None,
                         hard: Some(t),
                     }
                 }
@@ -255,9 +257,11 @@ mod tests {
         // A flag already fallen still gets a search of the least length.
         let b = level("level time=0").unwrap().budget(overhead);
         assert_eq!(b.hard, Some(MIN_BUDGET));
-        // Fixed time per move, less the overhead.
+        // Fixed time per move, less the overhead, all of it searched: iterations start
+        // until the end.
         let b = level("level move-time=0.5").unwrap().budget(overhead);
         assert_eq!(b.hard, Some(Duration::from_millis(470)));
+        assert_eq!(b.last_iteration_start(), None);
         let b = level("level move-time=0.05")
             .unwrap()
             .budget(Duration::from_millis(100));
