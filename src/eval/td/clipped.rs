@@ -180,20 +180,14 @@ impl ClippedNet {
     }
 
     /// The sums of the active features `active`: `b1` plus their columns.
-    pub fn refresh(&self, acc: &mut ClippedAcc, active: &[usize]) {
-        let mut list = [0u16; super::MAX_ACTIVE];
-        for (slot, &f) in list.iter_mut().zip(active) {
-            // Features number fewer than MAX_INPUTS = 4096.
-            *slot = f as u16;
-        }
-        let count = active.len().min(list.len());
+    pub fn refresh(&self, acc: &mut ClippedAcc, active: &[u16]) {
         simd::apply(
             self.path,
             self.lines,
             &self.b1,
             &mut acc.0,
             &self.columns,
-            &list[..count],
+            active,
             &[],
         );
     }

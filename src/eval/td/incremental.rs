@@ -35,7 +35,7 @@ pub trait Network: Send + Sync + 'static {
     fn scratch(&self) -> Self::Scratch;
     fn input_set(&self) -> usize;
     fn phase_of<G: Inputs>(&self, pos: &G) -> usize;
-    fn refresh(&self, acc: &mut Self::Acc, active: &[usize]);
+    fn refresh(&self, acc: &mut Self::Acc, active: &[u16]);
     fn apply(&self, parent: &Self::Acc, acc: &mut Self::Acc, added: &[u16], removed: &[u16]);
     fn output(&self, acc: &Self::Acc, phase: usize, scratch: &mut Self::Scratch) -> i32;
     fn evaluate<G: Inputs>(&self, pos: &G) -> i32;
@@ -55,7 +55,7 @@ impl Network for QuantisedNet {
         QuantisedNet::phase_of(self, pos)
     }
     #[inline(always)]
-    fn refresh(&self, acc: &mut Accumulator, active: &[usize]) {
+    fn refresh(&self, acc: &mut Accumulator, active: &[u16]) {
         QuantisedNet::refresh(self, acc, active)
     }
     #[inline(always)]
@@ -87,7 +87,7 @@ impl Network for ClippedNet {
         ClippedNet::phase_of(self, pos)
     }
     #[inline(always)]
-    fn refresh(&self, acc: &mut ClippedAcc, active: &[usize]) {
+    fn refresh(&self, acc: &mut ClippedAcc, active: &[u16]) {
         ClippedNet::refresh(self, acc, active)
     }
     #[inline(always)]

@@ -234,11 +234,11 @@ impl QuantisedNet {
     /// The sums of the active features `active` (each a feature index): `b1` plus their
     /// columns, one block of hidden units at a time so its 16 sums stay in registers.
     #[inline]
-    pub fn refresh(&self, acc: &mut Accumulator, active: &[usize]) {
+    pub fn refresh(&self, acc: &mut Accumulator, active: &[u16]) {
         for (b, sums) in acc.iter_mut().enumerate().take(self.blocks) {
             *sums = self.b1[b];
             for &i in active {
-                add(sums, &self.columns[i * self.blocks + b]);
+                add(sums, &self.columns[usize::from(i) * self.blocks + b]);
             }
         }
     }
@@ -452,9 +452,11 @@ fn sub(sums: &mut [i16; BLOCK], column: &[i16; BLOCK]) {
 }
 
 /// The features of set `set` of a position from one side's point of view
-/// ([`Inputs::for_each_feature_as`]), listed on the stack.
+/// ([`Inputs::for_each_feature_as`]), listed on the stack as the kernels read them:
+/// `u16`s, as a step's changes are (a list of `usize`s was a kilobyte to clear at every
+/// refresh).
 pub struct ActiveFeatures {
-    list: [usize; MAX_ACTIVE],
+    list: [u16; MAX_ACTIVE],
     count: usize,
 }
 
@@ -466,9 +468,10 @@ impl ActiveFeatures {
             count: 0,
         };
         pos.for_each_feature_as(set, side, |i| {
-            // At most the set's `max_active_features` ≤ `MAX_ACTIVE` features.
+            // At most the set's `max_active_features` ≤ `MAX_ACTIVE` features, each below
+            // `MAX_INPUTS` = 4096, so a `u16`.
             if let Some(slot) = active.list.get_mut(active.count) {
-                *slot = i;
+                *slot = i as u16;
                 active.count += 1;
             }
         });
@@ -477,8 +480,8 @@ impl ActiveFeatures {
 }
 
 impl std::ops::Deref for ActiveFeatures {
-    type Target = [usize];
-    fn deref(&self) -> &[usize] {
+    type Target = [u16];
+    fn deref(&self) -> &[u16] {
         &self.list[..self.count]
     }
 }
