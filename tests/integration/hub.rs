@@ -51,6 +51,11 @@ fn value(line: &str, name: &str) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The depth an `info` line reports, if any.
+fn depth_of(line: &str) -> Option<u32> {
+    value(line, "depth").map(|d| d.parse().unwrap())
+}
+
 #[test]
 fn handshake_then_a_search_that_plays_the_librarys_move() {
     let mut engine = hub(&[]);
@@ -231,7 +236,7 @@ impl Simulated {
             let info = self.until("info");
             let line = info.last().unwrap();
             assert!(!info.iter().any(|l| l.starts_with("done")), "{info:?}");
-            if let Some(d) = value(line, "depth").map(|d| d.parse::<u32>().unwrap())
+            if let Some(d) = depth_of(line)
                 && d >= depth
             {
                 break d;
@@ -241,7 +246,7 @@ impl Simulated {
         lines
             .iter()
             .filter(|l| l.starts_with("info"))
-            .filter_map(|l| value(l, "depth")?.parse::<u32>().ok())
+            .filter_map(|l| depth_of(l))
             .fold(reached, u32::max)
     }
 
