@@ -279,6 +279,9 @@ fn shipped_clipped_networks_agree_on_every_path_and_with_the_float_network() {
     let draughts = selfplay_positions::<Brazilian>(13, 40);
     let kalah = selfplay_positions::<Kalah>(13, 80);
     let weights = shipped_weights("models/td-clipped.bin");
+    // The AVX2 kernel adds the products of 4 groups (td-clipped) and of 2 (Kalah) in
+    // `i16`, so the paths compared here include those runs.
+    assert_eq!(i16_groups::<Brazilian>(&weights), 4);
     paths_agree_from_scratch("td-clipped.bin", &weights, &draughts);
     paths_agree_along_walks::<Brazilian>("td-clipped.bin", &weights, 3);
     let (largest, mean) = deviation(&weights, &draughts);
@@ -287,12 +290,22 @@ fn shipped_clipped_networks_agree_on_every_path_and_with_the_float_network() {
     // are bytes at scale 64, in steps of 1/64.
     assert!(largest <= 30.0 && mean <= 4.0, "{largest} {mean}");
     let weights = shipped_weights("models/kalah-clipped.bin");
+    assert_eq!(i16_groups::<Kalah>(&weights), 2);
     paths_agree_from_scratch("kalah-clipped.bin", &weights, &kalah);
     let (largest, mean) = deviation(&weights, &kalah);
     eprintln!("kalah-clipped.bin: largest deviation {largest:.2}, mean {mean:.3} centi-units");
     // 48.2 at most, mean 9.3 (2026-12-07): its heads are 8 times a results network's
     // (margin_scale 8: the value counts centi-stones of margin), and so is its rounding.
     assert!(largest <= 60.0 && mean <= 12.0, "{largest} {mean}");
+}
+
+/// How many groups of 4 first-layer units the AVX2 kernel of `weights`' network adds in
+/// `i16`.
+fn i16_groups<G: Inputs>(weights: &MlpWeights) -> usize {
+    evaluator::<G>(weights, SimdPath::Scalar)
+        .clipped_net()
+        .unwrap()
+        .i16_groups()
 }
 
 /// Weights beyond what the integers hold are refused with a message, not wrapped.

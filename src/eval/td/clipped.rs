@@ -20,7 +20,7 @@
 //!   shifted right by `S` with rounding, is the output logit in centi-units. `S` is 8
 //!   unless a weight would pass ±32,767 or a head's largest sum `i32`'s range.
 
-use super::simd::{self, SimdPath};
+use super::simd::{self, Columns, SecondLayerView, SimdPath};
 use super::{CENTI_PER_LOGIT, Inputs, MAX_HIDDEN, MlpWeights, input_set};
 use crate::eval::EVAL_LIMIT;
 
@@ -84,6 +84,8 @@ pub struct ClippedNet {
     /// The first layer by feature ([`super::InputSet::features`]): feature `f`'s column
     /// is `columns[f · lines..(f + 1) · lines]`, the sum of its inputs' rounded weights.
     columns: Vec<Line>,
+    /// The last feature (the set's features less one).
+    last_feature: usize,
     b1: Vec<Line>,
     /// Second-layer units padded to 16 (0 without the layer).
     units2: usize,
@@ -98,6 +100,9 @@ pub struct ClippedNet {
     /// The second layer's weights are the float weights times `2^shift2`; a unit's sum
     /// shifted right by it is its activation's scale.
     shift2: u32,
+    /// Groups of 4 first-layer units whose products the AVX2 kernel adds in `i16`
+    /// ([`simd::i16_groups`]).
+    i16_groups: usize,
     /// Units a head reads: `units2`, or the padded first layer's without a second.
     head_len: usize,
     /// Output weights: head φ is `heads[φ · head_len..(φ + 1) · head_len]`.
@@ -128,12 +133,17 @@ impl ClippedNet {
             padded
         };
         let (heads, head_bias, out_shift) = heads(weights, head_len)?;
+        let i16_groups = match second.units {
+            0 => 1,
+            units => simd::i16_groups(&second.bytes, units),
+        };
         Ok(ClippedNet {
             set,
             hidden,
             hidden2: weights.hidden2(),
             phases: weights.phases,
             lines,
+            last_feature: columns.len() / lines - 1,
             columns,
             b1,
             units2: second.units,
@@ -141,6 +151,7 @@ impl ClippedNet {
             w2_pairs: second.pairs,
             b2: second.biases,
             shift2: second.shift,
+            i16_groups,
             head_len,
             heads,
             head_bias,
@@ -168,6 +179,12 @@ impl ClippedNet {
         self.path
     }
 
+    /// Groups of 4 first-layer units whose second-layer products the AVX2 kernel adds in
+    /// `i16` before widening them (1, 2 or 4: [`simd::i16_groups`]).
+    pub fn i16_groups(&self) -> usize {
+        self.i16_groups
+    }
+
     /// The phase of `pos` among this network's phases (0 without asking the game when
     /// there is one).
     #[inline(always)]
@@ -181,15 +198,7 @@ impl ClippedNet {
 
     /// The sums of the active features `active`: `b1` plus their columns.
     pub fn refresh(&self, acc: &mut ClippedAcc, active: &[u16]) {
-        simd::apply(
-            self.path,
-            self.lines,
-            &self.b1,
-            &mut acc.0,
-            &self.columns,
-            active,
-            &[],
-        );
+        simd::apply(self.path, &self.b1, &mut acc.0, self.columns(), active, &[]);
     }
 
     /// `acc` = `parent` with the columns of `added` added and of `removed` taken away.
@@ -197,13 +206,21 @@ impl ClippedNet {
     pub fn apply(&self, parent: &ClippedAcc, acc: &mut ClippedAcc, added: &[u16], removed: &[u16]) {
         simd::apply(
             self.path,
-            self.lines,
             &parent.0,
             &mut acc.0,
-            &self.columns,
+            self.columns(),
             added,
             removed,
         );
+    }
+
+    #[inline(always)]
+    fn columns(&self) -> Columns<'_> {
+        Columns {
+            data: &self.columns,
+            lines: self.lines,
+            last: self.last_feature,
+        }
     }
 
     /// The evaluation of a position of phase `phase` whose sums (from the side to move's
@@ -225,15 +242,13 @@ impl ClippedNet {
             total
         } else {
             let lines = &acc.0[..self.lines];
-            match simd::forward(
-                self.path,
-                lines,
-                &self.b2,
-                &self.w2_bytes,
-                self.shift2,
-                head,
-                bias,
-            ) {
+            let layer = SecondLayerView {
+                biases: &self.b2,
+                bytes: &self.w2_bytes,
+                shift: self.shift2,
+                i16_groups: self.i16_groups,
+            };
+            match simd::forward(self.path, lines, &layer, head, bias) {
                 Some(total) => total,
                 None => {
                     self.second_layer_by_pairs(acc, scratch);

@@ -110,54 +110,104 @@ impl SimdPath {
     }
 }
 
+/// A first layer's columns as [`apply`] reads them: feature `f`'s column is the `lines`
+/// lines of `data` from line `f · lines`, for features 0 to `last`.
+#[derive(Clone, Copy, Debug)]
+pub struct Columns<'a> {
+    pub data: &'a [Line],
+    pub lines: usize,
+    /// The last feature: kept by the network, so that no step divides to find it.
+    pub last: usize,
+}
+
 /// `acc = parent + Σ columns[added] − Σ columns[removed]` over the first `lines` lines
-/// of each (a feature's column is `lines` consecutive lines of `columns`), with wrapping
-/// `i16` lanes.
+/// of each, with wrapping `i16` lanes.
 #[inline]
 pub fn apply(
     path: SimdPath,
-    lines: usize,
     parent: &[Line],
     acc: &mut [Line],
-    columns: &[Line],
+    columns: Columns,
     added: &[u16],
     removed: &[u16],
 ) {
-    assert!(parent.len() >= lines && acc.len() >= lines && columns.len() >= lines);
-    // The kernels read feature min(f, last)'s column: always inside `columns`.
-    let last = columns.len() / lines - 1;
+    let Columns { data, lines, last } = columns;
+    assert!(parent.len() >= lines && acc.len() >= lines && lines > 0);
+    // The kernels read feature min(f, last)'s column: always inside `data`.
+    assert!((last + 1).saturating_mul(lines) <= data.len());
     match path {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the path was chosen only where the CPU has AVX-512 F and BW; the
         // lengths were checked above.
         SimdPath::Avx512 => unsafe {
-            x86::apply_avx512(lines, last, parent, acc, columns, added, removed)
+            x86::apply_avx512(lines, last, parent, acc, data, added, removed)
         },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above, with AVX2.
         SimdPath::Avx2 => unsafe {
-            x86::apply_avx2(lines, last, parent, acc, columns, added, removed)
+            x86::apply_avx2(lines, last, parent, acc, data, added, removed)
         },
-        _ => apply_plain(lines, parent, acc, columns, added, removed),
+        _ => apply_plain(lines, parent, acc, data, added, removed),
     }
+}
+
+/// A clipped network's second hidden layer in integers, as the kernels read it.
+#[derive(Clone, Copy, Debug)]
+pub struct SecondLayerView<'a> {
+    /// Its biases, with the shift's rounding: one a unit, a multiple of 16 units.
+    pub biases: &'a [i32],
+    /// Its `i8` weights by groups of 4 inputs: `bytes[(g · units + j) · 4 + k]` from
+    /// input `4g + k` to unit `j`.
+    pub bytes: &'a [i8],
+    /// A unit's sum shifted right by it, then clipped to 0..=127, is its activation.
+    pub shift: u32,
+    /// Groups of 4 inputs whose products the AVX2 kernel adds in `i16` lanes before
+    /// widening them: at most [`i16_groups`] of `bytes`, or the sums wrap.
+    pub i16_groups: usize,
+}
+
+/// The most groups of 4 inputs (1, 2 or 4; aligned runs of them) whose products with
+/// `bytes`' weights (as [`SecondLayerView::bytes`], `units` units) can be added in `i16`
+/// lanes whatever the inputs (0..=127): a `vpmaddubsw` lane holds the products of 2
+/// inputs, and the lanes of `K` groups add `2K` products, within ±32,767 when their
+/// weights' absolute values add up to at most 32,767 / 127 = 258. So `vpmaddwd` widens
+/// once per `K` groups instead of once per group, and the sums are the same integers.
+pub fn i16_groups(bytes: &[i8], units: usize) -> usize {
+    const MOST: i32 = i16::MAX as i32 / 127;
+    let groups = bytes.len() / (4 * units);
+    let weight = |g: usize, j: usize, k: usize| i32::from(bytes[(g * units + j) * 4 + k]).abs();
+    [4, 2]
+        .into_iter()
+        .find(|&run| {
+            (0..groups).step_by(run).all(|first| {
+                (0..units).all(|j| {
+                    [0, 2].into_iter().all(|pair| {
+                        (first..(first + run).min(groups))
+                            .map(|g| weight(g, j, pair) + weight(g, j, pair + 1))
+                            .sum::<i32>()
+                            <= MOST
+                    })
+                })
+            })
+        })
+        .unwrap_or(1)
 }
 
 /// The layers past the first of a clipped network with a second layer, on the vector
 /// paths, all in registers: the first layer's sums `acc` clipped to bytes, the second
-/// layer's sums `b2[j] + Σ_i byte_i · w[(g · units + j) · 4 + k]` over `i = 4g + k` (`w`
-/// holds its `i8` weights by groups of 4 inputs, `units = b2.len()`), and the head over
-/// its clipped activations ([`head_over_sums`]). `None` on the other paths, which compute
-/// the second layer by pairs.
+/// layer's sums `b2[j] + Σ_i byte_i · w[(g · units + j) · 4 + k]` over `i = 4g + k`
+/// ([`SecondLayerView`]), and the head over its clipped activations
+/// ([`head_over_sums`]). `None` on the other paths, which compute the second layer by
+/// pairs.
 #[inline]
 pub fn forward(
     path: SimdPath,
     acc: &[Line],
-    b2: &[i32],
-    w: &[i8],
-    shift: u32,
+    layer: &SecondLayerView,
     head: &[i32],
     bias: i32,
 ) -> Option<i32> {
+    let (b2, w, shift) = (layer.biases, layer.bytes, layer.shift);
     let units = b2.len();
     assert!(acc.len().is_multiple_of(2) && (16..=128).contains(&units) && units.is_multiple_of(16));
     assert!(w.len() >= acc.len() * LINE * units && head.len() >= units && shift < 32);
@@ -167,7 +217,7 @@ pub fn forward(
         SimdPath::Avx512 => Some(unsafe { x86::forward_avx512(acc, b2, w, shift, head, bias) }),
         #[cfg(target_arch = "x86_64")]
         // SAFETY: chosen only where the CPU has AVX2; lengths checked.
-        SimdPath::Avx2 => Some(unsafe { x86::forward_avx2(acc, b2, w, shift, head, bias) }),
+        SimdPath::Avx2 => Some(unsafe { x86::forward_avx2(acc, layer, head, bias) }),
         _ => None,
     }
 }
@@ -371,17 +421,27 @@ mod x86 {
             // SAFETY: the callers' lines, 64-byte aligned.
             unsafe { _mm512_load_si512(base.add(k).cast()) }
         };
+        // A feature's first line here: its other lines are at constant offsets from it,
+        // which the loads take as they are (no index arithmetic a line).
+        let column = |f: u16| -> *const Line {
+            // SAFETY: feature min(f, last)'s column is inside `columns`.
+            unsafe {
+                columns
+                    .as_ptr()
+                    .add(usize::from(f).min(last) * lines + start)
+            }
+        };
         let mut r: [__m512i; N] = std::array::from_fn(|k| line(parent.as_ptr(), start + k));
         for &f in added {
-            let column = usize::from(f).min(last) * lines + start;
+            let column = column(f);
             for (k, r) in r.iter_mut().enumerate() {
-                *r = _mm512_add_epi16(*r, line(columns.as_ptr(), column + k));
+                *r = _mm512_add_epi16(*r, line(column, k));
             }
         }
         for &f in removed {
-            let column = usize::from(f).min(last) * lines + start;
+            let column = column(f);
             for (k, r) in r.iter_mut().enumerate() {
-                *r = _mm512_sub_epi16(*r, line(columns.as_ptr(), column + k));
+                *r = _mm512_sub_epi16(*r, line(column, k));
             }
         }
         for (k, r) in r.iter().enumerate() {
@@ -433,22 +493,31 @@ mod x86 {
             // SAFETY: half k % 2 of the callers' line k / 2, 32-byte aligned.
             unsafe { _mm256_load_si256(base.add(k / 2).cast::<__m256i>().add(k % 2)) }
         };
+        // As in lines512: a feature's lines at constant offsets from its first.
+        let column = |f: u16| -> *const Line {
+            // SAFETY: feature min(f, last)'s column is inside `columns`.
+            unsafe {
+                columns
+                    .as_ptr()
+                    .add(usize::from(f).min(last) * lines + start)
+            }
+        };
         let mut lo: [__m256i; N] =
             std::array::from_fn(|k| half(parent.as_ptr(), 2 * start + 2 * k));
         let mut hi: [__m256i; N] =
             std::array::from_fn(|k| half(parent.as_ptr(), 2 * start + 2 * k + 1));
         for &f in added {
-            let column = 2 * (usize::from(f).min(last) * lines + start);
+            let column = column(f);
             for k in 0..N {
-                lo[k] = _mm256_add_epi16(lo[k], half(columns.as_ptr(), column + 2 * k));
-                hi[k] = _mm256_add_epi16(hi[k], half(columns.as_ptr(), column + 2 * k + 1));
+                lo[k] = _mm256_add_epi16(lo[k], half(column, 2 * k));
+                hi[k] = _mm256_add_epi16(hi[k], half(column, 2 * k + 1));
             }
         }
         for &f in removed {
-            let column = 2 * (usize::from(f).min(last) * lines + start);
+            let column = column(f);
             for k in 0..N {
-                lo[k] = _mm256_sub_epi16(lo[k], half(columns.as_ptr(), column + 2 * k));
-                hi[k] = _mm256_sub_epi16(hi[k], half(columns.as_ptr(), column + 2 * k + 1));
+                lo[k] = _mm256_sub_epi16(lo[k], half(column, 2 * k));
+                hi[k] = _mm256_sub_epi16(hi[k], half(column, 2 * k + 1));
             }
         }
         for k in 0..N {
@@ -506,18 +575,19 @@ mod x86 {
         }
     }
 
-    /// Calls `$f::<N>(…)` for `N` = `$n` blocks of 16 second-layer units (1 to 8).
+    /// Calls `$f::<N>(…)` (or `$f::<N, K>(…)`) for `N` = `$n` blocks of 16 second-layer
+    /// units (1 to 8).
     macro_rules! by_blocks {
-        ($n:expr, $f:ident ( $($arg:expr),* )) => {
+        ($n:expr, $f:ident $(::<$k:literal>)? ( $($arg:expr),* )) => {
             match $n {
-                1 => $f::<1>($($arg),*),
-                2 => $f::<2>($($arg),*),
-                3 => $f::<3>($($arg),*),
-                4 => $f::<4>($($arg),*),
-                5 => $f::<5>($($arg),*),
-                6 => $f::<6>($($arg),*),
-                7 => $f::<7>($($arg),*),
-                _ => $f::<8>($($arg),*),
+                1 => $f::<1 $(, $k)?>($($arg),*),
+                2 => $f::<2 $(, $k)?>($($arg),*),
+                3 => $f::<3 $(, $k)?>($($arg),*),
+                4 => $f::<4 $(, $k)?>($($arg),*),
+                5 => $f::<5 $(, $k)?>($($arg),*),
+                6 => $f::<6 $(, $k)?>($($arg),*),
+                7 => $f::<7 $(, $k)?>($($arg),*),
+                _ => $f::<8 $(, $k)?>($($arg),*),
             }
         };
     }
@@ -606,24 +676,40 @@ mod x86 {
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn forward_avx2(
         acc: &[Line],
-        b2: &[i32],
-        w: &[i8],
-        shift: u32,
+        layer: &super::SecondLayerView,
         head: &[i32],
         bias: i32,
     ) -> i32 {
+        let (b2, w, shift) = (layer.biases, layer.bytes, layer.shift);
         // SAFETY: as above.
-        unsafe { by_blocks!(b2.len() / 16, forward256(acc, b2, w, shift, head, bias)) }
+        unsafe {
+            match layer.i16_groups {
+                4 => by_blocks!(
+                    b2.len() / 16,
+                    forward256::<4>(acc, b2, w, shift, head, bias)
+                ),
+                2 => by_blocks!(
+                    b2.len() / 16,
+                    forward256::<2>(acc, b2, w, shift, head, bias)
+                ),
+                _ => by_blocks!(
+                    b2.len() / 16,
+                    forward256::<1>(acc, b2, w, shift, head, bias)
+                ),
+            }
+        }
     }
 
     /// [`forward_avx2`] for `N` blocks of 16 second-layer units, two registers each. A
     /// line of sums is clipped to one register of 32 bytes (8 groups of 4 inputs), each
     /// group broadcast from it by two shuffles; `vpmaddubsw` multiplies its 4 bytes by 8
-    /// units' weights and adds pairs (at most 2 · 127 · 127, so no saturation), and
-    /// `vpmaddwd` by ones adds the pairs' pairs.
+    /// units' weights and adds pairs (at most 2 · 127 · 127, so no saturation). The
+    /// products of `K` groups are added in `i16` lanes (the weights allow it:
+    /// [`super::i16_groups`]), then `vpmaddwd` by ones adds the pairs' pairs
+    /// into the `i32` sums.
     #[target_feature(enable = "avx2")]
     #[inline]
-    unsafe fn forward256<const N: usize>(
+    unsafe fn forward256<const N: usize, const K: usize>(
         acc: &[Line],
         b2: &[i32],
         w: &[i8],
@@ -640,19 +726,14 @@ mod x86 {
         });
         let ones = _mm256_set1_epi16(1);
         let zero = _mm256_setzero_si256();
-        let mut add = |x: __m256i, g: usize| {
-            let row = w.as_ptr().wrapping_add(g * units * 4);
-            for c in 0..N {
-                let (wl, wh) = unsafe {
-                    (
-                        _mm256_loadu_si256(row.add(64 * c).cast()),
-                        _mm256_loadu_si256(row.add(64 * c + 32).cast()),
-                    )
-                };
-                lo[c] =
-                    _mm256_add_epi32(lo[c], _mm256_madd_epi16(_mm256_maddubs_epi16(x, wl), ones));
-                hi[c] =
-                    _mm256_add_epi32(hi[c], _mm256_madd_epi16(_mm256_maddubs_epi16(x, wh), ones));
+        // The products of group `g`'s bytes `x` with each block's weights, pairs added.
+        let products = |x: __m256i, g: usize, c: usize| {
+            let row = w.as_ptr().wrapping_add(g * units * 4 + 64 * c);
+            unsafe {
+                (
+                    _mm256_maddubs_epi16(x, _mm256_loadu_si256(row.cast())),
+                    _mm256_maddubs_epi16(x, _mm256_loadu_si256(row.add(32).cast())),
+                )
             }
         };
         for line in 0..acc.len() {
@@ -668,10 +749,24 @@ mod x86 {
             ];
             for (l, lane) in lanes.into_iter().enumerate() {
                 let g = 8 * line + 4 * l;
-                add(_mm256_shuffle_epi32::<0x00>(lane), g);
-                add(_mm256_shuffle_epi32::<0x55>(lane), g + 1);
-                add(_mm256_shuffle_epi32::<0xAA>(lane), g + 2);
-                add(_mm256_shuffle_epi32::<0xFF>(lane), g + 3);
+                let xs = [
+                    _mm256_shuffle_epi32::<0x00>(lane),
+                    _mm256_shuffle_epi32::<0x55>(lane),
+                    _mm256_shuffle_epi32::<0xAA>(lane),
+                    _mm256_shuffle_epi32::<0xFF>(lane),
+                ];
+                for first in (0..4).step_by(K) {
+                    for c in 0..N {
+                        let (mut pl, mut ph) = products(xs[first], g + first, c);
+                        for k in 1..K {
+                            let (ql, qh) = products(xs[first + k], g + first + k, c);
+                            pl = _mm256_add_epi16(pl, ql);
+                            ph = _mm256_add_epi16(ph, qh);
+                        }
+                        lo[c] = _mm256_add_epi32(lo[c], _mm256_madd_epi16(pl, ones));
+                        hi[c] = _mm256_add_epi32(hi[c], _mm256_madd_epi16(ph, ones));
+                    }
+                }
             }
         }
         let count = _mm_cvtsi32_si128(shift as i32);
@@ -735,5 +830,84 @@ mod tests {
         check::<3>(&mut rng);
         check::<7>(&mut rng);
         check::<8>(&mut rng);
+    }
+
+    /// Second-layer weights whose runs of `run` groups add up, in each `vpmaddubsw` lane,
+    /// to exactly the most [`i16_groups`] allows (258 in absolute value, one sign a run),
+    /// so that activations of 127 bring an `i16` lane to 32,766: the forward kernels give
+    /// the sums of a plain `i64` reference, and one weight more (259) takes a shorter run.
+    #[test]
+    fn runs_of_groups_added_in_i16_give_the_widened_sums() {
+        fn weights(run: usize, units: usize, groups: usize, rng: &mut crate::rng::Rng) -> Vec<i8> {
+            let per_run = 2 * run; // weights a lane adds over a run
+            let (base, extra) = (258 / per_run as i32, 258 % per_run);
+            let mut bytes = vec![0i8; groups * units * 4];
+            for j in 0..units {
+                for first in (0..groups).step_by(run) {
+                    let sign = if rng.random_range(0..2) == 0 { 1 } else { -1 };
+                    for pair in [0, 2] {
+                        for n in 0..per_run {
+                            let (g, k) = (first + n / 2, pair + n % 2);
+                            let w = base + i32::from(n < extra);
+                            bytes[(g * units + j) * 4 + k] = (sign * w) as i8;
+                        }
+                    }
+                }
+            }
+            bytes
+        }
+        let mut rng = crate::rng::stream(11, 0);
+        for (run, lines, units) in [(4, 4, 32), (4, 2, 16), (2, 4, 48), (2, 16, 128)] {
+            let groups = lines * LINE / 4;
+            let mut bytes = weights(run, units, groups, &mut rng);
+            assert_eq!(
+                i16_groups(&bytes, units),
+                run,
+                "{run} groups, {units} units"
+            );
+            let biases: Vec<i32> = (0..units).map(|_| rng.random_range(-5000..5000)).collect();
+            let head: Vec<i32> = (0..units).map(|_| rng.random_range(-300..300)).collect();
+            for case in 0..3 {
+                let acc: Vec<Line> = (0..lines)
+                    .map(|_| {
+                        Line(std::array::from_fn(|_| match case {
+                            0 => 127 + rng.random_range(0..200),
+                            1 => rng.random_range(-200..300),
+                            _ => 0,
+                        }))
+                    })
+                    .collect();
+                let layer = SecondLayerView {
+                    biases: &biases,
+                    bytes: &bytes,
+                    shift: 7,
+                    i16_groups: run,
+                };
+                let sums: Vec<i32> = (0..units)
+                    .map(|j| {
+                        let products: i64 = (0..lines * LINE)
+                            .map(|i| {
+                                let a = i64::from(acc[i / LINE].0[i % LINE].clamp(0, 127));
+                                a * i64::from(bytes[(i / 4 * units + j) * 4 + i % 4])
+                            })
+                            .sum();
+                        i32::try_from(i64::from(biases[j]) + products).unwrap()
+                    })
+                    .collect();
+                let expected = head_plain(&sums, 7, &head, 9);
+                for path in [SimdPath::Avx2, SimdPath::Avx512] {
+                    if path.available() {
+                        assert_eq!(
+                            forward(path, &acc, &layer, &head, 9),
+                            Some(expected),
+                            "{} {run} groups, {units} units, case {case}",
+                            path.name()
+                        );
+                    }
+                }
+            }
+            bytes[4 * units] = bytes[4 * units].signum() * (bytes[4 * units].abs() + 1);
+            assert!(i16_groups(&bytes, units) < run, "one more than the most");
+        }
     }
 }
