@@ -201,8 +201,9 @@ impl ClippedNet {
         simd::apply(self.path, &self.b1, &mut acc.0, self.columns(), active, &[]);
     }
 
-    /// `acc` = `parent` with the columns of `added` added and of `removed` taken away.
-    #[inline]
+    /// `acc` = `parent` with the columns of `added` added and of `removed` taken away
+    /// (inlined into the search's step: one call, the kernel's, a step).
+    #[inline(always)]
     pub fn apply(&self, parent: &ClippedAcc, acc: &mut ClippedAcc, added: &[u16], removed: &[u16]) {
         simd::apply(
             self.path,

@@ -122,7 +122,7 @@ pub struct Columns<'a> {
 
 /// `acc = parent + Σ columns[added] − Σ columns[removed]` over the first `lines` lines
 /// of each, with wrapping `i16` lanes.
-#[inline]
+#[inline(always)]
 pub fn apply(
     path: SimdPath,
     parent: &[Line],
