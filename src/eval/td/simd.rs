@@ -372,6 +372,27 @@ mod x86 {
         };
     }
 
+    /// Line `start` of feature `min(f, last)`'s column: its other lines are at constant
+    /// offsets from it, which the loads take as they are (no index arithmetic a line).
+    ///
+    /// # Safety
+    /// `columns` holds `(last + 1) · lines` lines and `start < lines`.
+    #[inline(always)]
+    unsafe fn column_line(
+        columns: &[Line],
+        f: u16,
+        last: usize,
+        lines: usize,
+        start: usize,
+    ) -> *const Line {
+        // SAFETY: the line is inside `columns` by the caller's bounds.
+        unsafe {
+            columns
+                .as_ptr()
+                .add(usize::from(f).min(last) * lines + start)
+        }
+    }
+
     /// Lines (of 32 `i16`) summed in registers at once: 8 lines are 8 zmm or 16 ymm
     /// registers, a 256-unit layer in one pass.
     const REGS: usize = 8;
@@ -421,16 +442,8 @@ mod x86 {
             // SAFETY: the callers' lines, 64-byte aligned.
             unsafe { _mm512_load_si512(base.add(k).cast()) }
         };
-        // A feature's first line here: its other lines are at constant offsets from it,
-        // which the loads take as they are (no index arithmetic a line).
-        let column = |f: u16| -> *const Line {
-            // SAFETY: feature min(f, last)'s column is inside `columns`.
-            unsafe {
-                columns
-                    .as_ptr()
-                    .add(usize::from(f).min(last) * lines + start)
-            }
-        };
+        // SAFETY: the caller's bounds are column_line's.
+        let column = |f: u16| unsafe { column_line(columns, f, last, lines, start) };
         let mut r: [__m512i; N] = std::array::from_fn(|k| line(parent.as_ptr(), start + k));
         for &f in added {
             let column = column(f);
@@ -493,15 +506,8 @@ mod x86 {
             // SAFETY: half k % 2 of the callers' line k / 2, 32-byte aligned.
             unsafe { _mm256_load_si256(base.add(k / 2).cast::<__m256i>().add(k % 2)) }
         };
-        // As in lines512: a feature's lines at constant offsets from its first.
-        let column = |f: u16| -> *const Line {
-            // SAFETY: feature min(f, last)'s column is inside `columns`.
-            unsafe {
-                columns
-                    .as_ptr()
-                    .add(usize::from(f).min(last) * lines + start)
-            }
-        };
+        // SAFETY: the caller's bounds are column_line's.
+        let column = |f: u16| unsafe { column_line(columns, f, last, lines, start) };
         let mut lo: [__m256i; N] =
             std::array::from_fn(|k| half(parent.as_ptr(), 2 * start + 2 * k));
         let mut hi: [__m256i; N] =
