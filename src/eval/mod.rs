@@ -1,10 +1,11 @@
 //! Static evaluation at run time: the [`Evaluator`] trait every evaluator implements, the
 //! games' hand-made evaluators (draughts material; Kalah's stores, pit activity and
 //! Tseitin's formula), the learned evaluators' run-time halves (the linear sum, GLEM's
-//! compiled tables, the perceptron's forward pass), and [`spec`]: choosing one at run
-//! time. Training lives with the learners and builds on this module, never the reverse.
+//! compiled tables, the perceptron's forward pass), [`lazy`]: bounds on a model's value
+//! from the baseline, and [`spec`]: choosing one at run time. Training lives with the learners and builds on this module, never the reverse.
 
 pub mod glem;
+pub mod lazy;
 pub mod linear;
 pub mod spec;
 pub mod td;
@@ -39,6 +40,14 @@ pub trait Evaluator<G: Game>: Send + Sync {
         let _ = plies;
         None
     }
+
+    /// Bounds `(low, high)` on [`Evaluator::evaluate`]'s value of `pos`, known for less
+    /// than the value costs: the search settles a leaf by them where they fall outside its
+    /// window ([`lazy`]). `None` (the default): the search always evaluates.
+    fn bounds(&self, pos: &G) -> Option<(i32, i32)> {
+        let _ = pos;
+        None
+    }
 }
 
 /// An evaluator's per-searcher incremental state ([`Evaluator::incremental`]): the search
@@ -66,6 +75,9 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for &E {
     fn incremental(&self, plies: usize) -> Option<Box<dyn IncrementalEval<G>>> {
         (**self).incremental(plies)
     }
+    fn bounds(&self, pos: &G) -> Option<(i32, i32)> {
+        (**self).bounds(pos)
+    }
 }
 
 impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for Box<E> {
@@ -81,6 +93,9 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for Box<E> {
     fn incremental(&self, plies: usize) -> Option<Box<dyn IncrementalEval<G>>> {
         (**self).incremental(plies)
     }
+    fn bounds(&self, pos: &G) -> Option<(i32, i32)> {
+        (**self).bounds(pos)
+    }
 }
 
 impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for std::sync::Arc<E> {
@@ -95,6 +110,9 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for std::sync::Arc<E> {
     }
     fn incremental(&self, plies: usize) -> Option<Box<dyn IncrementalEval<G>>> {
         (**self).incremental(plies)
+    }
+    fn bounds(&self, pos: &G) -> Option<(i32, i32)> {
+        (**self).bounds(pos)
     }
 }
 
@@ -113,6 +131,10 @@ pub trait EvalGame: Game {
     /// The kinds of model files the game reads (`linear::kind::<Self>()`, …); none by
     /// default.
     const MODEL_KINDS: &'static [spec::ModelKind<Self>] = &[];
+    /// Whether a loaded model searches with lazy evaluation ([`lazy`]): worth it where
+    /// the baseline's value narrows a model's enough that many leaves are settled by it;
+    /// off by default.
+    const LAZY_EVALUATION: bool = false;
 }
 
 /// The baseline evaluator of `G` (the first of [`EvalGame::BUILTINS`]).

@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use super::lazy::Lazy;
 use super::{EvalGame, Evaluator, IncrementalEval};
-use crate::game::{GameEntry, GameSpec, owner_of_builtin, parse_game};
+use crate::game::{GameEntry, GameSpec, owner_of_builtin, parse_game, split_game_text};
 use crate::io::model::{self, ModelError, ModelHeader};
 
 /// What an evaluator argument names.
@@ -243,6 +244,14 @@ impl<G: EvalGame> Evaluator<G> for AnyEvaluator<G> {
             AnyEvaluator::Model(e) => e.incremental(plies),
         }
     }
+
+    #[inline]
+    fn bounds(&self, pos: &G) -> Option<(i32, i32)> {
+        match self {
+            AnyEvaluator::Builtin(e) => e.bounds(pos),
+            AnyEvaluator::Model(e) => e.bounds(pos),
+        }
+    }
 }
 
 /// A model file's evaluator and header.
@@ -297,21 +306,40 @@ fn model_kind<G: EvalGame>(path: &Path) -> Result<(&'static ModelKind<G>, ModelH
     }
 }
 
-/// Loads a model file of any kind game `G` reads; a model of another game is a
-/// [`ModelError::WrongGame`].
+/// Loads a model file of any kind game `G` reads, with its bounds from the baseline for
+/// lazy evaluation where the game has it ([`Lazy`], observed from the start of the
+/// recorded variant); a model of another game is a [`ModelError::WrongGame`].
 pub fn load_model_file<G: EvalGame>(
     path: &Path,
 ) -> Result<(AnyEvaluator<G>, ModelHeader), LoadError> {
     let (kind, header) = model_kind::<G>(path)?;
     let (evaluator, header) = (kind.load)(path, &header.game)?;
-    Ok((AnyEvaluator::Model(evaluator), header))
+    if !G::LAZY_EVALUATION {
+        return Ok((AnyEvaluator::Model(evaluator), header));
+    }
+    let lazy = Lazy::new(evaluator, recorded_start::<G>(&header.game));
+    Ok((AnyEvaluator::Model(Arc::new(lazy)), header))
+}
+
+/// The starting position of a model file's recorded game and variant (the standard one
+/// if the variant does not parse).
+fn recorded_start<G: EvalGame>(recorded: &str) -> G {
+    G::parse_variant(split_game_text(recorded).1)
+        .map(G::start_of)
+        .unwrap_or_else(|_| G::start())
 }
 
 /// What a model file of game `G` holds beyond its header, in lines of text (`evalearn
-/// model info`).
+/// model info`), with its lazy evaluation's bounds where the game has them.
 pub fn describe_model_file<G: EvalGame>(path: &Path) -> Result<String, LoadError> {
     let (kind, header) = model_kind::<G>(path)?;
-    (kind.describe)(path, &header.game)
+    let mut text = (kind.describe)(path, &header.game)?;
+    if G::LAZY_EVALUATION {
+        let (evaluator, _) = (kind.load)(path, &header.game)?;
+        let lazy = Lazy::new(evaluator, recorded_start::<G>(&header.game));
+        text.push_str(&lazy.observed().describe(G::BUILTINS[0]));
+    }
+    Ok(text)
 }
 
 /// Identity of a file version: modification time, length and (on Unix) inode, which an

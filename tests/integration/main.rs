@@ -22,6 +22,7 @@ mod kalah;
 mod kalah_cli;
 mod kalah_perfect;
 mod kalah_solve;
+mod lazy;
 mod model_file;
 mod notation;
 mod perft;

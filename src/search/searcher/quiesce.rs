@@ -37,6 +37,15 @@ impl<G: Game, E: Evaluator<G>> Searcher<G, E> {
                 return game_over_score(pos, ply);
             }
             self.horizon += 1;
+            // Lazy evaluation: bounds that fall outside the window settle the leaf.
+            if let Some((low, high)) = self.evaluator.bounds(pos) {
+                if high <= alpha {
+                    return high;
+                }
+                if low >= beta {
+                    return low;
+                }
+            }
             let value = match &mut self.incremental {
                 Some(state) => state.evaluate(pos, ply),
                 None => self.evaluator.evaluate(pos),
