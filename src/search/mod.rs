@@ -8,6 +8,9 @@
 //! - a transposition table ([`tt`]), quiescence search over captures (a position with a
 //!   capture pending is never evaluated statically), move ordering by the table's move,
 //!   two killer moves per ply and the history heuristic;
+//! - lazy evaluation: a quiet leaf whose evaluator's bounds
+//!   ([`crate::eval::Evaluator::bounds`]) fall outside the window returns the bound
+//!   without evaluating;
 //! - MTD(f) as an alternative driver;
 //! - draws by repetition (a position already met since the last irreversible move, in the
 //!   game or on the search path) and by the quiet-move rule, detected inside the tree.
