@@ -48,7 +48,7 @@ const WHOLE: (i16, i16) = (-EVAL_LIMIT as i16, EVAL_LIMIT as i16);
 impl LazyBounds {
     /// Bounds from `(baseline value, model value)` observations: a baseline value seen
     /// at least [`MIN_SEEN`] times gets the extremes of its model values.
-    pub fn from_observations(seen: &HashMap<i32, Observed>) -> LazyBounds {
+    fn from_observations(seen: &HashMap<i32, Observed>) -> LazyBounds {
         let narrowed: Vec<(i32, (i16, i16))> = seen
             .iter()
             .filter(|(_, o)| o.count >= MIN_SEEN)
@@ -126,41 +126,36 @@ impl LazyBounds {
 
 /// What the random games showed at one baseline value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Observed {
-    pub count: u32,
-    pub low: i16,
-    pub high: i16,
+struct Observed {
+    count: u32,
+    low: i16,
+    high: i16,
 }
 
 impl Observed {
-    fn add(&mut self, value: i16) {
-        self.count += 1;
-        self.low = self.low.min(value);
-        self.high = self.high.max(value);
+    fn merge(&mut self, other: Observed) {
+        self.count += other.count;
+        self.low = self.low.min(other.low);
+        self.high = self.high.max(other.high);
     }
 }
 
 /// Records one model value at one baseline value.
-pub fn record(seen: &mut HashMap<i32, Observed>, baseline: i32, value: i32) {
+fn record(seen: &mut HashMap<i32, Observed>, baseline: i32, value: i32) {
     let value = value.clamp(-EVAL_LIMIT, EVAL_LIMIT) as i16;
+    let one = Observed {
+        count: 1,
+        low: value,
+        high: value,
+    };
     seen.entry(baseline)
-        .or_insert(Observed {
-            count: 0,
-            low: value,
-            high: value,
-        })
-        .add(value);
+        .and_modify(|o| o.merge(one))
+        .or_insert(one);
 }
 
 fn merge(mut a: HashMap<i32, Observed>, b: HashMap<i32, Observed>) -> HashMap<i32, Observed> {
     for (key, o) in b {
-        a.entry(key)
-            .and_modify(|m| {
-                m.count += o.count;
-                m.low = m.low.min(o.low);
-                m.high = m.high.max(o.high);
-            })
-            .or_insert(o);
+        a.entry(key).and_modify(|m| m.merge(o)).or_insert(o);
     }
     a
 }

@@ -2,7 +2,8 @@
 //! games' hand-made evaluators (draughts material; Kalah's stores, pit activity and
 //! Tseitin's formula), the learned evaluators' run-time halves (the linear sum, GLEM's
 //! compiled tables, the perceptron's forward pass), [`lazy`]: bounds on a model's value
-//! from the baseline, and [`spec`]: choosing one at run time. Training lives with the learners and builds on this module, never the reverse.
+//! from the baseline, and [`spec`]: choosing one at run time. Training lives with the
+//! learners and builds on this module, never the reverse.
 
 pub mod glem;
 pub mod lazy;

@@ -317,16 +317,17 @@ pub fn load_model_file<G: EvalGame>(
     if !G::LAZY_EVALUATION {
         return Ok((AnyEvaluator::Model(evaluator), header));
     }
-    let lazy = Lazy::new(evaluator, recorded_start::<G>(&header.game));
+    let lazy = with_bounds(evaluator, &header.game);
     Ok((AnyEvaluator::Model(Arc::new(lazy)), header))
 }
 
-/// The starting position of a model file's recorded game and variant (the standard one
-/// if the variant does not parse).
-fn recorded_start<G: EvalGame>(recorded: &str) -> G {
-    G::parse_variant(split_game_text(recorded).1)
+/// A model with its lazy evaluation's bounds, observed from the start of its recorded
+/// game's variant (the standard start if the variant does not parse).
+fn with_bounds<G: EvalGame>(evaluator: Arc<dyn Evaluator<G>>, recorded: &str) -> Lazy<G> {
+    let start = G::parse_variant(split_game_text(recorded).1)
         .map(G::start_of)
-        .unwrap_or_else(|_| G::start())
+        .unwrap_or_else(|_| G::start());
+    Lazy::new(evaluator, start)
 }
 
 /// What a model file of game `G` holds beyond its header, in lines of text (`evalearn
@@ -336,7 +337,7 @@ pub fn describe_model_file<G: EvalGame>(path: &Path) -> Result<String, LoadError
     let mut text = (kind.describe)(path, &header.game)?;
     if G::LAZY_EVALUATION {
         let (evaluator, _) = (kind.load)(path, &header.game)?;
-        let lazy = Lazy::new(evaluator, recorded_start::<G>(&header.game));
+        let lazy = with_bounds(evaluator, &header.game);
         text.push_str(&lazy.observed().describe(G::BUILTINS[0]));
     }
     Ok(text)

@@ -9,13 +9,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use evalearn::eval::lazy::{Lazy, LazyBounds};
 use evalearn::eval::spec::load_model_file;
-use evalearn::eval::{Evaluator, baseline, td};
+use evalearn::eval::td::TdEvaluator;
+use evalearn::eval::{Evaluator, baseline};
 use evalearn::game::Game;
 use evalearn::games::brazilian::{Brazilian, Material};
 use evalearn::games::kalah::Kalah;
 use evalearn::search::bench;
 
 use crate::common::evalearn_ok;
+use crate::td_incremental::shipped_weights;
 
 /// Material and a made-up positional term within ±`SPREAD`, counting its evaluations;
 /// with `bounded`, it tells the search the bounds that term allows.
@@ -82,12 +84,8 @@ fn bounds_that_hold_change_no_score_and_spare_evaluations() {
 }
 
 fn shipped(name: &str) -> Arc<dyn Evaluator<Brazilian>> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("models")
-        .join(name);
-    (td::kind::<Brazilian>().load)(&path, "brazilian")
-        .unwrap()
-        .0
+    let weights = shipped_weights(&format!("models/{name}"));
+    Arc::new(TdEvaluator::<Brazilian>::from_weights(&weights).unwrap())
 }
 
 /// The shipped network's observed bounds hold where the bench's searches test them: every
